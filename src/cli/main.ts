@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+import { Command } from "commander";
+import { registerCommands } from "./commands.js";
+
+const program = new Command();
+program
+  .name("envace")
+  .description(
+    "Train and run tool-using LLM agents by world rehearsal (EnvACE): the policy acts, then rehearses\n" +
+      "the environment's response, and both roles learn from task success with role-wise GRPO.",
+  )
+  .version("0.1.0")
+  .showHelpAfterError();
+registerCommands(program);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  const e = err as { code?: string; message?: string };
+  process.stderr.write(`envace: ${e.code ? `[${e.code}] ` : ""}${e.message ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,1 @@
+"""envace PyTorch worker."""
