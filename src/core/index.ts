@@ -1,0 +1,12 @@
+export { EnvaceError, isEnvaceError } from "./errors.js";
+export type { ErrorCode } from "./errors.js";
+export type { Message, Role, ToolCall, PolicyRole } from "./messages.js";
+export type { ToolSchema, ToolResult, JSONSchema } from "./tools.js";
+export type { ChatModel, ChatRequest, ChatResult, Sample } from "./model.js";
+export { TaskZ, StandardZ, RuleZ, ExampleZ, ToolSchemaZ } from "./task.js";
+export type { Task, Standard, Rule, Example } from "./task.js";
+export { parseAssistantText, renderToolCalls, renderAssistantText, stripThink } from "./tool-call-text.js";
+export type { ParsedAssistantText } from "./tool-call-text.js";
+export { fromOpenAIToolCalls, toOpenAIToolCalls } from "./openai-tool-calls.js";
+export type { OpenAIToolCall } from "./openai-tool-calls.js";
+export { validateToolCall } from "./validate-tool-call.js";
