@@ -1,0 +1,6 @@
+export { meanCI, formatPercent, tQuantile975 } from "./stats.js";
+export type { MeanCI } from "./stats.js";
+export { DemoResultsZ, ArmResultZ, TestTimeRowZ, ArmNameZ } from "./results.js";
+export type { DemoResults, ArmResult, TestTimeRow, MeanCIJson } from "./results.js";
+export { resultsMarkdown } from "./markdown.js";
+export { buildReportHtml, writeReport, readResults, readStepPoints } from "./html.js";

@@ -1,0 +1,50 @@
+import type { DemoResults, MeanCIJson } from "./results.js";
+
+function pct(m: MeanCIJson | null | undefined): string {
+  if (!m || m.mean === null) return "–";
+  const base = (100 * m.mean).toFixed(1);
+  return m.ci95 === null || Number.isNaN(m.ci95) ? base : `${base} ± ${(100 * m.ci95).toFixed(1)}`;
+}
+
+/** The demo's main table (issue 5) as GitHub markdown, plus the test-time rows. */
+export function resultsMarkdown(r: DemoResults): string {
+  const lines = [
+    "| arm | env calls in training | success: env domain | success: env-less domains | success: held-out domain | fidelity | rehearsed-world success |",
+    "|---|---|---|---|---|---|---|",
+  ];
+  for (const a of r.arms) {
+    const fid = a.fidelity ? `${(100 * a.fidelity.recorded.exact).toFixed(1)}` : "–";
+    lines.push(
+      `| ${a.name} | ${a.train_env_calls} | ${pct(a.success.env_domain)} | ${pct(a.success.envless)} | ${pct(
+        a.success.heldout_domain,
+      )} | ${fid} | ${pct(a.rehearsed_world_success)} |`,
+    );
+  }
+  const out = [
+    `# envace demo results`,
+    "",
+    `Run time ${r.minutes.toFixed(1)} min. SFT gate: first-call copy ${(100 * r.sft_gate.first_call_copy).toFixed(
+      1,
+    )}%, fidelity ${(100 * r.sft_gate.fidelity).toFixed(1)}%.`,
+    "",
+    ...lines,
+    "",
+    "Success is measured in the real environments (every checklist standard met), mean ± 95% CI over tasks" +
+      (r.seeds && r.seeds > 1 ? " and seeds" : "") +
+      ". Fidelity is the exact-match rate of rehearsed tool responses against the real ones on recorded calls.",
+  ];
+  if (r.testtime.length > 0) {
+    out.push("", "## Test-time private rehearsal", "", "| policy | mode | memory | success | real calls while rehearsing | rehearsal tokens / task |", "|---|---|---|---|---|---|");
+    for (const t of r.testtime) {
+      out.push(
+        `| ${t.policy} | ${t.mode}${t.n ? `:${t.n}` : ""} | ${t.memory ?? "–"} | ${pct(t.success)} | ${
+          t.real_calls_during_rehearsal
+        } | ${t.rehearsal_tokens_per_task.toFixed(0)} |`,
+      );
+    }
+  } else {
+    out.push("", "Test-time rehearsal rows: not run in this pipeline yet.");
+  }
+  for (const n of r.notes ?? []) out.push("", `> ${n}`);
+  return out.join("\n") + "\n";
+}

@@ -1,0 +1,50 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildReportHtml, meanCI, readStepPoints, resultsMarkdown, writeReport } from "../../../src/report/index.js";
+import { makeDemoRunDir } from "../../helpers/demo-run-fixture.js";
+
+describe("meanCI", () => {
+  it("matches a hand-computed t interval", () => {
+    const m = meanCI([1, 0, 1, 1]);
+    expect(m.mean).toBeCloseTo(0.75);
+    // sd = 0.5, se = 0.25, t(3) = 3.182
+    expect(m.ci95).toBeCloseTo(3.182 * 0.25, 6);
+    expect(Number.isNaN(meanCI([0.4]).ci95)).toBe(true);
+    expect(Number.isNaN(meanCI([]).mean)).toBe(true);
+  });
+});
+
+describe("report", () => {
+  it("reads per-role rewards and skips a truncated line", () => {
+    const { dir } = makeDemoRunDir();
+    const points = readStepPoints(dir);
+    expect(points).toHaveLength(6);
+    expect(points.find((p) => p.step === 3 && p.role === "rehearse")?.reward).toBeCloseTo(0.7);
+  });
+
+  it("renders the table with every arm", () => {
+    const { results } = makeDemoRunDir();
+    const md = resultsMarkdown(results);
+    expect(md).toContain("| sft | 0 | 60.0 ± 5.0 | 50.0 ± 5.0 | 30.0 ± 5.0 | 90.0 | – |");
+    expect(md).toContain("| envace | 0 | 70.0 ± 5.0 |");
+  });
+
+  it("builds a self-contained page with SVG charts", async () => {
+    const { dir } = makeDemoRunDir();
+    const html = await buildReportHtml(dir);
+    expect(html).not.toMatch(/<script/);
+    for (const id of ["reward-per-arm", "reward-per-role", "success", "fidelity"]) {
+      expect(html).toContain(`id="${id}"><svg`);
+    }
+    const path = await writeReport(dir);
+    expect(readFileSync(path, "utf8")).toBe(html);
+    expect(readFileSync(join(dir, "results.md"), "utf8")).toContain("| arm |");
+  });
+
+  it("names the field when results.json is invalid", async () => {
+    const { dir } = makeDemoRunDir();
+    writeFileSync(join(dir, "results.json"), JSON.stringify({ minutes: 1, report: "x", sft_gate: {}, arms: [], testtime: [] }));
+    await expect(buildReportHtml(dir)).rejects.toThrow(/sft_gate\.first_call_copy/);
+  });
+});
