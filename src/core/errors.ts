@@ -25,6 +25,7 @@ export type ErrorCode =
   | "ENDPOINT_ERROR"
   | "JUDGE_ERROR"
   | "MCP_ERROR"
+  | "DATA_DOWNLOAD_ERROR"
   | "CONTEXT_BUDGET_EXCEEDED";
 
 export class EnvaceError extends Error {

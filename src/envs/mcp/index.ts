@@ -1,0 +1,11 @@
+export { connectMcpHttp, connectMcpStdio } from "./connect.js";
+export { McpEnvironment } from "./mcp-environment.js";
+export type { McpCallLogEntry, McpEnvironmentOptions } from "./mcp-environment.js";
+export { httpConnector, stdioConnector, transportConnector } from "./connectors.js";
+export type { HttpServerOptions, McpConnection, McpConnector, StdioServerOptions } from "./connectors.js";
+export { toToolSchema } from "./tool-schema.js";
+export { contentToText } from "./content-to-text.js";
+export { mapCallError, mapErrorResult } from "./error-mapping.js";
+export { canonicalHash, canonicalJson } from "./canonical-hash.js";
+export { ExampleLog, jsonlFileSink, recordingEnvironment, toExample } from "./recording-environment.js";
+export type { ExampleSink, RecordingOptions } from "./recording-environment.js";
