@@ -56,4 +56,8 @@ export interface EpisodeResult {
   /** Per-turn scores before normalisation (reward/). */
   turnScores: number[];
   success: boolean;
+  /** Why the episode was masked (the judge's API error). */
+  maskReason?: string;
+  /** With `model_error`: the failure's message. */
+  error?: string;
 }

@@ -1,0 +1,218 @@
+import { EnvaceError } from "../core/errors.js";
+import type { Message, ToolCall } from "../core/messages.js";
+import type { ChatModel, ChatRequest, ChatResult, Sample } from "../core/model.js";
+import type { Task } from "../core/task.js";
+import { validateToolCall } from "../core/validate-tool-call.js";
+import { episodeReward } from "../reward/aggregate.js";
+import { scoreTurn } from "../reward/score.js";
+import type { Judge, TurnTranscript } from "../reward/types.js";
+import { readActOutput } from "./act-output.js";
+import { lookupExample } from "./example-cache.js";
+import { formatToolError } from "./execution-result.js";
+import type { CallContext, EpisodeResponder, Responder, ResponderAnswer } from "./responder.js";
+import { promptTokenCount, toRow } from "./rows.js";
+import type { EndReason, EpisodeResult, Row, ToolCallRecord } from "./types.js";
+
+export interface EpisodeOptions {
+  /** The actor (and, in rehearsal mode, the rehearser behind `responder`). */
+  policy: ChatModel;
+  /** How tool calls are answered: `realResponder`, `simulatorResponder` or `rehearsalResponder`. */
+  responder: Responder;
+  /** Index of this episode in its task's group (default 0). */
+  sample?: number;
+  /** Most act calls per user turn; reaching it without a reply ends the episode (default 10). */
+  maxAssistantTurns?: number;
+  /** Most tool calls in one act message; more ends the episode (default 8). */
+  maxParallelCalls?: number;
+  /** A policy call whose prompt exceeds this many tokens ends the episode (default 32768). */
+  contextBudgetTokens?: number;
+  /** Sampling temperature of act calls (default 1). */
+  temperature?: number;
+  /** Most new tokens per act call (default 512). */
+  maxTokens?: number;
+  /** Decides the standards that have no rule; required when the task has any. */
+  judge?: Judge;
+  /** Answer a call identical to one of the task's examples with its recorded result (not in `real` mode; default off). */
+  exampleCache?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Mutable state of one episode while it runs. */
+interface Episode {
+  task: Task;
+  opts: EpisodeOptions;
+  responder: EpisodeResponder;
+  messages: Message[];
+  rows: Row[];
+  calls: ToolCallRecord[];
+  error?: string;
+}
+
+interface Answered {
+  call: ToolCall;
+  answer: ResponderAnswer;
+  source: ToolCallRecord["source"];
+}
+
+/** Throws INVALID_CONFIG before any model call when a rule-less standard has no judge. */
+function requireJudge(task: Task, judge: Judge | undefined): void {
+  if (judge) return;
+  const open = task.checklists.some((c) => c.some((turn) => turn.some((s) => !s.rule)));
+  if (open) throw new EnvaceError("INVALID_CONFIG", `task ${task.id} has standards without a rule but no judge was given`);
+}
+
+/**
+ * Runs one episode: act → parse → validate → answer each call → act … ; a reply closes the user
+ * turn, which is scored at once; then the next scripted user turn, or done. Limits end the
+ * episode with their EndReason. Model failures (after the endpoint's retries) end it with
+ * `model_error`; a judge API failure masks it.
+ */
+export async function runEpisode(task: Task, opts: EpisodeOptions): Promise<EpisodeResult> {
+  requireJudge(task, opts.judge);
+  const responder = await opts.responder.open(task);
+  const ep: Episode = { task, opts, responder, messages: [], rows: [], calls: [] };
+  if (task.system) ep.messages.push({ role: "system", content: task.system });
+  const replies: string[] = [];
+  const turnScores: number[] = [];
+  let masked = false;
+  let maskReason: string | undefined;
+  let allPassed = true;
+  let endReason: EndReason = "done";
+  try {
+    for (let t = 0; t < task.user_turns.length; t++) {
+      const before = ep.messages.slice();
+      ep.messages.push({ role: "user", content: task.user_turns[t]! });
+      const turn: TurnTranscript = { before, messages: [], calls: [], replies: [] };
+      const end = await playUserTurn(ep, t, turn);
+      if (end) {
+        endReason = end;
+        break;
+      }
+      turn.messages = ep.messages.slice(before.length);
+      replies.push(turn.replies[turn.replies.length - 1] ?? "");
+      if (masked) continue;
+      try {
+        const score = await scoreTurn(task, t, turn, opts.judge);
+        turnScores.push(score.score);
+        if (!score.passed.every((p) => p.every(Boolean))) allPassed = false;
+      } catch (e) {
+        if (!(e instanceof EnvaceError && e.code === "JUDGE_ERROR")) throw e;
+        masked = true;
+        maskReason = e.message;
+      }
+    }
+  } finally {
+    await responder.close();
+  }
+  const result: EpisodeResult = {
+    taskId: task.id,
+    sample: opts.sample ?? 0,
+    messages: ep.messages,
+    rows: ep.rows,
+    calls: ep.calls,
+    replies,
+    endReason,
+    envCalls: responder.envCalls,
+    masked,
+    turnScores,
+    success: !masked && endReason === "done" && allPassed,
+  };
+  if (!masked) result.reward = episodeReward(task, turnScores);
+  if (maskReason) result.maskReason = maskReason;
+  if (ep.error) result.error = ep.error;
+  return result;
+}
+
+/** Plays user turn t until the actor replies (returns undefined) or the episode must end. */
+async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promise<EndReason | undefined> {
+  const { opts, task } = ep;
+  const maxSteps = opts.maxAssistantTurns ?? 10;
+  for (let step = 0; ; step++) {
+    if (step >= maxSteps) return "max_assistant_turns";
+    const request: ChatRequest = {
+      messages: ep.messages.slice(),
+      tools: task.tools,
+      temperature: opts.temperature ?? 1,
+      maxTokens: opts.maxTokens ?? 512,
+    };
+    const out = await callPolicy(ep, request);
+    if (typeof out === "string") return out;
+    ep.rows.push(toRow("act", t, out.result, out.sample));
+
+    const history = ep.messages.slice();
+    const act = readActOutput(out.sample, `call_${t}_${step}`);
+    ep.messages.push({ role: "assistant", content: act.content, ...(act.calls.length > 0 ? { toolCalls: act.calls } : {}) });
+    turn.replies.push(act.content);
+    if (act.calls.length + act.errors.length > (opts.maxParallelCalls ?? 8)) return "max_parallel_calls";
+    if (act.calls.length === 0 && act.errors.length === 0) return undefined;
+
+    let answered: Answered[];
+    try {
+      answered = await answerCalls(ep, act.calls, { task, history, rawActMessage: out.sample.text, turn: t });
+    } catch (e) {
+      if (opts.signal?.aborted) throw e;
+      ep.error = (e as Error).message;
+      return "model_error";
+    }
+    let end: EndReason | undefined;
+    for (const { call, answer, source } of answered) {
+      if (answer.policyCall) {
+        if (promptTokenCount(answer.policyCall.result, []) > (opts.contextBudgetTokens ?? 32768)) end = "context_budget";
+        else ep.rows.push(toRow("rehearse", t, answer.policyCall.result, answer.policyCall.sample));
+      }
+      const record: ToolCallRecord = { turn: t, call, result: answer.content, ok: answer.ok, source };
+      if (answer.parseError) record.parseError = answer.parseError;
+      ep.calls.push(record);
+      ep.messages.push({ role: "tool", content: answer.content, toolCallId: call.id, name: call.name });
+      if (source !== "validation") turn.calls.push(call);
+      if (answer.verdict && !end) end = "rehearser_error_tool_call";
+    }
+    act.errors.forEach((err, k) => {
+      const call: ToolCall = { id: `call_${t}_${step}_malformed_${k}`, name: "error_tool_call", arguments: {} };
+      const content = formatToolError(err.code, err.message, err.details);
+      ep.calls.push({ turn: t, call, result: content, ok: false, source: "validation" });
+      ep.messages.push({ role: "tool", content, toolCallId: call.id, name: call.name });
+    });
+    if (end) return end;
+  }
+}
+
+/** One act call; a failed or over-budget call becomes the episode's EndReason. */
+async function callPolicy(ep: Episode, request: ChatRequest): Promise<{ result: ChatResult; sample: Sample } | EndReason> {
+  let result: ChatResult;
+  try {
+    result = await ep.opts.policy.chat(request, ep.opts.signal ? { signal: ep.opts.signal } : undefined);
+  } catch (e) {
+    if (ep.opts.signal?.aborted) throw e;
+    ep.error = (e as Error).message;
+    return "model_error";
+  }
+  const sample = result.samples[0];
+  if (!sample) {
+    ep.error = `${ep.opts.policy.name} returned no choices`;
+    return "model_error";
+  }
+  // The over-budget sample is dropped: the trajectory never used it.
+  if (promptTokenCount(result, request.messages) > (ep.opts.contextBudgetTokens ?? 32768)) return "context_budget";
+  return { result, sample };
+}
+
+/** Validates, then answers each call (in order for stateful environments, else concurrently). */
+async function answerCalls(ep: Episode, calls: ToolCall[], base: Omit<CallContext, "call">): Promise<Answered[]> {
+  const one = async (call: ToolCall): Promise<Answered> => {
+    const invalid = validateToolCall(call, ep.task.tools);
+    if (invalid) {
+      return { call, source: "validation", answer: { content: formatToolError(invalid.code, invalid.message, invalid.details), ok: false } };
+    }
+    if (ep.opts.exampleCache && ep.opts.responder.mode !== "real") {
+      const hit = lookupExample(ep.task, call);
+      if (hit !== undefined) return { call, source: "cache", answer: { content: hit, ok: true } };
+    }
+    const ctx: CallContext = { ...base, call, ...(ep.opts.signal ? { signal: ep.opts.signal } : {}) };
+    return { call, source: ep.opts.responder.mode, answer: await ep.responder.answer(ctx) };
+  };
+  if (!ep.responder.sequential) return Promise.all(calls.map(one));
+  const out: Answered[] = [];
+  for (const c of calls) out.push(await one(c));
+  return out;
+}

@@ -1,0 +1,57 @@
+import type { Task } from "../core/task.js";
+import { runEpisode, type EpisodeOptions } from "./episode.js";
+import type { EpisodeResult } from "./types.js";
+
+export interface EpisodeJob {
+  task: Task;
+  options: EpisodeOptions;
+}
+
+export interface EpisodeProgress {
+  done: number;
+  total: number;
+  running: number;
+  /** The episode that just finished. */
+  last: EpisodeResult;
+}
+
+export interface RunEpisodesOptions {
+  /** Episodes in progress at once (each has at most one act call, or its calls' answers, in flight). */
+  concurrency: number;
+  onProgress?: (p: EpisodeProgress) => void;
+}
+
+/**
+ * Runs episodes concurrently and independently: each proceeds as soon as its own model call
+ * returns, never waiting for the others (no step-synchronous batching). The bound on model calls
+ * in flight across endpoints comes from the models the jobs share (an `EndpointPool` with
+ * `maxInFlight`, or `boundedChatModel`). Results come back in job order.
+ */
+export async function runEpisodes(jobs: readonly EpisodeJob[], opts: RunEpisodesOptions): Promise<EpisodeResult[]> {
+  const results: EpisodeResult[] = new Array(jobs.length);
+  let next = 0;
+  let done = 0;
+  let running = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const i = next++;
+      const job = jobs[i]!;
+      running++;
+      try {
+        results[i] = await runEpisode(job.task, job.options);
+      } finally {
+        running--;
+      }
+      done++;
+      opts.onProgress?.({ done, total: jobs.length, running, last: results[i] });
+    }
+  };
+  const width = Math.max(1, Math.min(opts.concurrency, jobs.length));
+  await Promise.all(Array.from({ length: width }, worker));
+  return results;
+}
+
+/** G jobs per task (samples 0..G-1), all with the same options. */
+export function groupJobs(tasks: readonly Task[], groupSize: number, options: Omit<EpisodeOptions, "sample">): EpisodeJob[] {
+  return tasks.flatMap((task) => Array.from({ length: groupSize }, (_, g) => ({ task, options: { ...options, sample: g } })));
+}

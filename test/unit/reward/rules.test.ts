@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { TaskZ } from "../../../src/core/task.js";
+import { checkRule, episodeReward, scoreEpisode, scoreRules, weightedScore } from "../../../src/reward/index.js";
+import type { ToolCall } from "../../../src/core/messages.js";
+
+const c = (name: string, args: Record<string, unknown> = {}): ToolCall => ({ id: "x", name, arguments: args });
+
+describe("checkRule (hand table)", () => {
+  const calls = [c("get_order", { order_id: "A1", opts: { deep: [1, 2] } }), c("refund", { amount: 5 })];
+  const replies = ["Looking it up.", "Order A1 is pending, total $5."];
+  it.each([
+    [{ call: "get_order" }, true],
+    [{ call: "get_order", args: { order_id: "A1" } }, true],
+    [{ call: "get_order", args: { opts: { deep: [1, 2] } } }, true],
+    [{ call: "get_order", args: { opts: { deep: [2, 1] } } }, false],
+    [{ call: "get_order", args: { order_id: "A2" } }, false],
+    [{ call: "get_order", args: { missing: null } }, false],
+    [{ call: "cancel" }, false],
+    [{ forbid: "cancel" }, true],
+    [{ forbid: "refund" }, false],
+    [{ forbid: "refund", args: { amount: 6 } }, true],
+    [{ forbid: "refund", args: { amount: 5 } }, false],
+    [{ reply_contains: ["pending", "$5"] }, true],
+    [{ reply_contains: ["Looking", "pending"] }, false], // must hold within one step's text
+    [{ reply_contains: ["cancelled"] }, false],
+  ])("%j → %s", (rule, expected) => {
+    expect(checkRule(rule as never, calls, replies)).toBe(expected);
+  });
+
+  it("forbid holds vacuously with no calls; reply_contains fails with no replies", () => {
+    expect(checkRule({ forbid: "x" }, [], [])).toBe(true);
+    expect(checkRule({ reply_contains: ["a"] }, [], [])).toBe(false);
+  });
+});
+
+const task = TaskZ.parse({
+  id: "t",
+  domain: "d",
+  tools: [],
+  user_turns: ["u0", "u1"],
+  checklists: [
+    [
+      [
+        { question: "a", weight: 1, rule: { call: "f" } },
+        { question: "b", weight: 3, rule: { reply_contains: ["ok"] } },
+      ],
+      [{ question: "c", rule: { forbid: "g" } }],
+    ],
+    [[{ question: "d", rule: { call: "h" } }], []],
+  ],
+});
+
+describe("scoreRules and aggregation", () => {
+  it("verdicts per [checklist][turn][standard]; unreached turns undefined", () => {
+    expect(scoreRules(task, [[c("f")]], [["ok"]])).toEqual([
+      [[true, true], [undefined]],
+      [[false], []],
+    ]);
+    expect(scoreRules(task, [[c("h")], [c("g")]], [["no"], [""]])).toEqual([
+      [[false, false], [false]],
+      [[true], []],
+    ]);
+  });
+
+  it("weights normalise per (checklist, turn); empty lists are met; perfect = 1", () => {
+    const std = task.checklists[0]![0]!;
+    expect(weightedScore(std, [true, false])).toBe(0.25);
+    expect(weightedScore(std, [false, true])).toBe(0.75);
+    expect(weightedScore([], [])).toBe(1);
+    expect(episodeReward(task, [2, 2])).toBe(1);
+    expect(episodeReward(task, [1.25, 2])).toBeCloseTo(3.25 / 4);
+  });
+
+  it("scoreEpisode: hand-computed reward, unreached turn scores 0", async () => {
+    const turn = (calls: ToolCall[], replies: string[]) => ({ before: [], messages: [], calls, replies });
+    const full = await scoreEpisode(task, [turn([c("f"), c("h")], ["ok"]), turn([], ["bye"])]);
+    expect(full).toMatchObject({ turnScores: [2, 2], reward: 1, success: true, masked: false });
+    // turn 0: checklist0 = 3/4 (reply only), checklist1 = 0; turn 1 never reached
+    const part = await scoreEpisode(task, [turn([], ["ok"])]);
+    expect(part.turnScores).toEqual([0.75]);
+    expect(part.reward).toBeCloseTo(0.75 / 4);
+    expect(part.success).toBe(false);
+  });
+});
