@@ -1,0 +1,72 @@
+import { EnvaceError } from "../../core/errors.js";
+import { TaskZ, type Task } from "../../core/task.js";
+import { goldSolve } from "./gold-solver.js";
+import { planTask } from "./plan.js";
+import { domainSpec } from "./registry.js";
+import { createRng, seedOf } from "./rng.js";
+import { buildState } from "./state.js";
+import { domainTools } from "./tools.js";
+
+export type ToolworldSplit = "train" | "heldout";
+
+export interface GenerateOptions {
+  domain: string;
+  /** Base seed: the same (domain, seed, count, split) always gives the same tasks. */
+  seed: number;
+  count: number;
+  split: ToolworldSplit;
+}
+
+const MAX_ATTEMPTS = 500;
+
+/**
+ * Which split a request belongs to, from its signature (intent and entities) alone: a request is
+ * train or held-out for every seed, so the two splits never share a task.
+ */
+export function splitOfSignature(signature: string): ToolworldSplit {
+  return seedOf("split", signature) % 4 === 0 ? "heldout" : "train";
+}
+
+/** Seeded tasks of one domain; each carries its gold run's calls as `examples`. */
+export function generateTasks(opts: GenerateOptions): Task[] {
+  const d = domainSpec(opts.domain);
+  if (!Number.isInteger(opts.count) || opts.count < 0) {
+    throw new EnvaceError("INVALID_CONFIG", `count must be a non-negative integer, got ${opts.count}`);
+  }
+  const tools = domainTools(d);
+  const seen = new Set<string>();
+  const tasks: Task[] = [];
+  for (let i = 0; i < opts.count; i++) {
+    let task: Task | undefined;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS && !task; attempt++) {
+      const stateSeed = seedOf(d.name, opts.split, opts.seed, i, attempt);
+      const plan = planTask(d, buildState(d, stateSeed), createRng(seedOf("plan", stateSeed)));
+      if (!plan || splitOfSignature(plan.signature) !== opts.split || seen.has(plan.signature)) continue;
+      seen.add(plan.signature);
+      const draft: Task = TaskZ.parse({
+        id: `${d.name}-${opts.split}-${opts.seed}-${String(i).padStart(4, "0")}`,
+        domain: d.name,
+        system: d.system,
+        tools: structuredClone(tools),
+        user_turns: plan.turns.map((t) => t.text),
+        checklists: [plan.turns.map((t) => t.standards)],
+        examples: [],
+        env: { kind: "toolworld", domain: d.name, seed: stateSeed },
+      });
+      const gold = goldSolve(draft);
+      task = {
+        ...draft,
+        examples: gold.turns.flatMap((t) =>
+          t.calls.map((c) => ({ name: c.call.name, arguments: c.call.arguments, result: c.result })),
+        ),
+      };
+    }
+    if (!task)
+      throw new EnvaceError(
+        "INVALID_CONFIG",
+        `${d.name}: could not generate task ${i} in ${MAX_ATTEMPTS} attempts`,
+      );
+    tasks.push(task);
+  }
+  return tasks;
+}

@@ -1,0 +1,61 @@
+import type { Task } from "../../core/task.js";
+import { goldSolve } from "./gold-solver.js";
+import { DAYS, ITEM_COUNT, NUMBERS, OWNER_COUNT, ids } from "./pools.js";
+import { domainSpec, TOOLWORLD_DOMAINS } from "./registry.js";
+import { domainTools } from "./tools.js";
+
+/**
+ * The strings a tiny word-level model must see as single tokens (the worker's `--vocab-extra FILE`,
+ * one a line): every entity of the closed pools (ids, emails, names), status words, days, numbers,
+ * tool names and JSON field names. The set is closed and seed-independent; pass every domain the
+ * model will be evaluated on (by default all, the held-out one included) so that its entities are
+ * whole tokens too.
+ */
+export function toolworldVocabulary(domains: readonly string[] = TOOLWORLD_DOMAINS): string[] {
+  const out = new Set<string>();
+  const add = (s: string | number) => out.add(String(s));
+  for (const name of domains) {
+    const d = domainSpec(name);
+    d.owner.keys.forEach(add);
+    ids(d.owner.idPrefix, OWNER_COUNT).forEach(add);
+    ids(d.item.idPrefix, ITEM_COUNT).forEach(add);
+    d.item.statuses.forEach(add);
+    for (const t of domainTools(d)) {
+      add(t.name);
+      Object.keys((t.parameters.properties ?? {}) as Record<string, unknown>).forEach(add);
+    }
+    [
+      d.owner.idKey,
+      d.owner.keyField,
+      d.item.idKey,
+      d.item.plural,
+      d.item.detailField,
+      "status",
+      "error",
+    ].forEach(add);
+    if (d.specials.some((s) => s.name === "transfer")) add("balance");
+  }
+  DAYS.forEach(add);
+  NUMBERS.forEach(add);
+  return [...out].sort();
+}
+
+/** Text to train the tiny tokenizer on: each task's system, tools, turns and gold trajectory. */
+export function toolworldCorpus(tasks: readonly Task[]): string {
+  const lines: string[] = [];
+  for (const task of tasks) {
+    if (task.system) lines.push(task.system);
+    for (const t of task.tools) lines.push(JSON.stringify(t));
+    for (const turn of goldSolve(task).turns) {
+      lines.push(turn.user);
+      for (const c of turn.calls) {
+        lines.push(
+          `<tool_call>\n${JSON.stringify({ name: c.call.name, arguments: c.call.arguments })}\n</tool_call>`,
+        );
+        lines.push(`<tool_response>\n${JSON.stringify(c.result)}\n</tool_response>`);
+      }
+      lines.push(turn.reply);
+    }
+  }
+  return lines.join("\n") + "\n";
+}
