@@ -1,0 +1,137 @@
+"""Command line: `python -m envace_worker serve ...` and `python -m envace_worker init-tiny ...`."""
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+
+
+def _add_model_args(p):
+    p.add_argument("--model", help="Hugging Face causal-LM directory")
+    p.add_argument("--init", choices=["tiny"], help="initialise the built-in tiny model instead")
+    p.add_argument("--corpus", help="text file the tiny model's BPE tokenizer is trained on")
+    p.add_argument("--size", choices=["xs", "s", "m"], default="xs", help="tiny model size (default xs)")
+    p.add_argument("--vocab-extra", help="file with one whole token per line (ids, emails, names)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the tiny model's init and LoRA init")
+    p.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32")
+
+
+def build_parser():
+    ap = argparse.ArgumentParser(prog="python -m envace_worker")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("serve", help="serve the sampling + training HTTP API")
+    _add_model_args(s)
+    s.add_argument("--save-init", help="also save the initialised tiny model+tokenizer to this directory")
+    s.add_argument("--lora-rank", type=int, default=0, help="train LoRA adapters of this rank only")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed)")
+    s.add_argument("--max-body-bytes", type=int, default=64 << 20)
+    s.add_argument("--device", default="auto", help="cpu, cuda, cuda:N or auto")
+    s.add_argument("--threads", type=int, default=0, help="torch intra-op threads (0: all cores)")
+    s.add_argument("--batch-window-ms", type=float, default=10.0, help="dynamic batching window")
+    s.add_argument("--max-batch-rows", type=int, default=64, help="most sequences decoded together")
+    s.add_argument("--micro-batch-tokens", type=int, default=8192, help="padded tokens per training micro-batch")
+    s.add_argument("--no-kl-reference", action="store_true", help="do not keep a frozen reference copy")
+    t = sub.add_parser("init-tiny", help="create and save the tiny model + tokenizer")
+    _add_model_args(t)
+    t.add_argument("--out", required=True)
+    return ap
+
+
+def _device(arg: str) -> str:
+    import torch
+
+    if arg != "auto":
+        return arg
+    if torch.cuda.is_available():
+        return f"cuda:{int(os.environ.get('LOCAL_RANK', '0'))}"
+    return "cpu"
+
+
+def init_tiny_cmd(a) -> int:
+    from .tiny import init_tiny, save_model
+
+    if not a.corpus:
+        print("init-tiny needs --corpus FILE", file=sys.stderr)
+        return 2
+    model, tok = init_tiny(a.corpus, a.size, a.seed, a.vocab_extra)
+    save_model(model, tok, a.out)
+    print(f"saved tiny-{a.size} ({sum(p.numel() for p in model.parameters())} parameters, "
+          f"vocab {len(tok)}) to {a.out}", flush=True)
+    return 0
+
+
+def serve_cmd(a) -> int:
+    import torch
+
+    from . import distributed
+    from .model_host import HostOptions, load_host
+    from .trainer import Trainer
+
+    if a.threads > 0:
+        torch.set_num_threads(a.threads)
+    device = _device(a.device)
+    rank, world = distributed.init(device)
+    if device.startswith("cuda"):
+        torch.cuda.set_device(torch.device(device))
+    if not a.model and a.init != "tiny":
+        print("serve needs --model PATH or --init tiny --corpus FILE", file=sys.stderr)
+        return 2
+    host = load_host(HostOptions(model=a.model, init=a.init, corpus=a.corpus, size=a.size,
+                                 vocab_extra=a.vocab_extra, seed=a.seed,
+                                 save_init=a.save_init if rank == 0 else None, lora_rank=a.lora_rank,
+                                 dtype=a.dtype, device=device, kl_reference=not a.no_kl_reference))
+    if world > 1:
+        distributed.sync_parameters(host.model)
+    trainer = Trainer(host, rank, world, a.micro_batch_tokens)
+    commands = distributed.Commands(trainer, rank, world)
+    if rank > 0:
+        commands.follow()
+        return 0
+    try:
+        return _serve_http(a, host, commands, world)
+    finally:
+        commands.stop()
+
+
+def _serve_http(a, host, commands, world) -> int:
+    import uvicorn
+
+    from .model_thread import ModelThread
+    from .server import Worker, create_app
+
+    worker = Worker(host, commands, lambda run: ModelThread(run, a.batch_window_ms / 1000.0, a.max_batch_rows),
+                    world)
+    app = create_app(worker, a.max_body_bytes)
+    sock = socket.socket(socket.AF_INET6 if ":" in a.host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((a.host, a.port))
+    sock.listen(512)
+    port = sock.getsockname()[1]
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets=None):
+            await super().startup(sockets=sockets)
+            if not self.should_exit:
+                print(f"listening on http://{a.host}:{port}", flush=True)
+
+        def handle_exit(self, sig, frame):
+            # uvicorn re-raises a captured SIGINT/SIGTERM after its graceful shutdown (so the
+            # process would die "by signal"); a clean stop is what the supervisor expects: exit 0.
+            self.should_exit = True
+
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5, access_log=False)
+    server = Server(config)
+    try:
+        server.run(sockets=[sock])  # uvicorn handles SIGINT/SIGTERM: stops accepting, drains, returns
+    finally:
+        worker.thread.stop()
+    return 0
+
+
+def main(argv=None) -> int:
+    a = build_parser().parse_args(argv)
+    if a.cmd == "init-tiny":
+        return init_tiny_cmd(a)
+    return serve_cmd(a)

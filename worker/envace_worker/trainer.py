@@ -1,0 +1,233 @@
+"""forward_backward / optim_step / save / load on one process's copy of the model.
+
+Data parallel: every rank runs the same command; forward_backward takes this rank's share of the
+sequences and divides by the *whole call's* target count, so summing gradients over ranks (one
+all-reduce at optim_step, not one per micro-batch) gives exactly the single-process gradient.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import torch
+import torch.distributed as dist
+
+from . import losses
+from .errors import BadRequest
+from .train_batch import ForwardBackward, OptimStep
+
+STATE_FILE = "trainer_state.pt"
+
+
+def shard(items: list, rank: int, world: int) -> list:
+    """Contiguous, near-equal split (rank r gets items[r*k : ...])."""
+    k, rem = divmod(len(items), world)
+    start = rank * k + min(rank, rem)
+    return items[start:start + k + (1 if rank < rem else 0)]
+
+
+def micro_batches(seqs: list, max_tokens: int) -> list:
+    """Groups sequences (sorted by length, to waste little padding) so that each padded batch has at
+    most max_tokens tokens (a longer single sequence gets a batch of its own)."""
+    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i].token_ids))
+    out, cur, cur_len = [], [], 0
+    for i in order:
+        n = len(seqs[i].token_ids)
+        if cur and max(cur_len, n) * (len(cur) + 1) > max_tokens:
+            out.append(cur)
+            cur, cur_len = [], 0
+        cur.append(seqs[i])
+        cur_len = max(cur_len, n)
+    if cur:
+        out.append(cur)
+    return out
+
+
+class Trainer:
+    def __init__(self, host, rank: int = 0, world: int = 1, micro_batch_tokens: int = 8192):
+        self.host = host
+        self.rank, self.world = rank, world
+        self.micro_batch_tokens = micro_batch_tokens
+        self.params = host.trainable_parameters()
+        self.opt = torch.optim.AdamW(self.params, lr=0.0, weight_decay=0.0)
+        self.step = 0
+        self.accumulated = 0          # forward_backward calls since the last step
+        self.poisoned = None          # reason when a non-finite loss was seen since the last step
+
+    # ---------------------------------------------------------------- forward_backward
+    def _target_logprobs(self, backbone, head, ids_BL, tmask_BT, targets_T, temperature):
+        h_BLH = backbone(input_ids=ids_BL).last_hidden_state
+        h_TH = h_BLH[:, :-1][tmask_BT]
+        logits_TV = head(h_TH).float() / temperature
+        return logits_TV.gather(1, targets_T[:, None]).squeeze(1) - torch.logsumexp(logits_TV, dim=-1)
+
+    def forward_backward(self, fb: ForwardBackward) -> dict:
+        spec = fb.loss
+        device = self.host.device
+        mine = shard(fb.sequences, self.rank, self.world)
+        backbone, head = self.host.backbone_and_head()
+        # sums: loss, clipped tokens, kl, ratio, nll; summed over ranks for the reported metrics
+        sums = torch.zeros(6, dtype=torch.float64)
+        nonfinite = False
+        for mb in micro_batches(mine, self.micro_batch_tokens):
+            L = max(len(s.token_ids) for s in mb)
+            ids = torch.zeros((len(mb), L), dtype=torch.long)
+            tmask = torch.zeros((len(mb), L - 1), dtype=torch.bool)
+            adv = torch.zeros((len(mb), L - 1), dtype=torch.float32)
+            old = torch.zeros((len(mb), L - 1), dtype=torch.float32)
+            for b, s in enumerate(mb):
+                n = len(s.token_ids)
+                ids[b, :n] = torch.tensor(s.token_ids)
+                tmask[b, :n - 1] = torch.tensor(s.loss_mask[1:])
+                adv[b, :n - 1] = torch.tensor(s.advantages[1:])
+                if s.sampling_logprobs is not None:
+                    old[b, :n - 1] = torch.tensor(s.sampling_logprobs[1:])
+            if not tmask.any():
+                continue
+            ids, tmask = ids.to(device), tmask.to(device)
+            targets_T = ids[:, 1:][tmask]
+            adv_T, old_T = adv.to(device)[tmask], old.to(device)[tmask]
+            logp_T = self._target_logprobs(backbone, head, ids, tmask, targets_T, spec.temperature)
+            if spec.fn == "cross_entropy":
+                loss_T = losses.cross_entropy(logp_T)
+            elif spec.fn == "importance_sampling":
+                loss_T = losses.importance_sampling(logp_T, old_T, adv_T)
+            else:
+                loss_T, clipped_T = losses.ppo(logp_T, old_T, adv_T, spec.clip_low, spec.clip_high)
+                sums[1] += clipped_T.sum().item()
+            if spec.kl_coef > 0:
+                with torch.no_grad(), self.host.reference() as (rb, rh):
+                    ref_T = self._target_logprobs(rb, rh, ids, tmask, targets_T, spec.temperature)
+                kl_T = losses.kl_k3(logp_T, ref_T)
+                loss_T = loss_T + spec.kl_coef * kl_T
+                sums[2] += kl_T.detach().sum().item()
+            total = losses.token_sum(loss_T) / fb.num_targets
+            if not torch.isfinite(total):
+                nonfinite = True
+                break
+            total.backward()
+            sums[0] += total.item() * fb.num_targets
+            if spec.fn != "cross_entropy":
+                sums[3] += torch.exp(logp_T.detach() - old_T).sum().item()
+            sums[4] += (-logp_T.detach()).sum().item()
+        sums[5] = 1.0 if nonfinite else 0.0
+        if self.world > 1:
+            dist.all_reduce(sums)
+        self.accumulated += 1
+        n = fb.num_targets
+        if sums[5] > 0:
+            self.poisoned = "non-finite loss in forward_backward"
+        metrics = {"num_tokens": n, "num_sequences": len(fb.sequences), "nll": sums[4].item() / n,
+                   "accumulated_calls": self.accumulated}
+        if spec.fn != "cross_entropy":
+            metrics["ratio_mean"] = sums[3].item() / n
+        if spec.fn == "ppo":
+            metrics["clip_fraction"] = sums[1].item() / n
+        if spec.kl_coef > 0:
+            metrics["kl"] = sums[2].item() / n
+        if sums[5] > 0:
+            return {"loss": None, "nonfinite": True, "metrics": metrics}
+        return {"loss": sums[0].item() / n, "metrics": metrics}
+
+    # ---------------------------------------------------------------- optim_step
+    def _all_reduce_grads(self):
+        for p in self.params:
+            if p.grad is None:
+                p.grad = torch.zeros_like(p)
+        flat = torch.cat([p.grad.reshape(-1) for p in self.params])
+        dist.all_reduce(flat)
+        off = 0
+        for p in self.params:
+            n = p.numel()
+            p.grad.copy_(flat[off:off + n].view_as(p))
+            off += n
+
+    def zero_grad(self) -> dict:
+        self.opt.zero_grad(set_to_none=True)
+        self.accumulated, self.poisoned = 0, None
+        return {"step": self.step}
+
+    def optim_step(self, o: OptimStep) -> dict:
+        if self.accumulated == 0:
+            return {"step": self.step, "grad_norm": None, "skipped": True,
+                    "reason": "no gradients accumulated: call forward_backward first"}
+        if self.poisoned:
+            reason = self.poisoned
+            self.zero_grad()
+            return {"step": self.step, "grad_norm": None, "skipped": True, "reason": reason}
+        if self.world > 1:
+            self._all_reduce_grads()
+        grads = [p for p in self.params if p.grad is not None]
+        max_norm = o.max_grad_norm if o.max_grad_norm is not None else float("inf")
+        norm = torch.nn.utils.clip_grad_norm_(grads, max_norm).item()
+        if not torch.isfinite(torch.tensor(norm)):
+            self.zero_grad()
+            return {"step": self.step, "grad_norm": None, "skipped": True, "reason": "non-finite gradient norm"}
+        for g in self.opt.param_groups:
+            g["lr"], g["weight_decay"], g["betas"], g["eps"] = o.lr, o.weight_decay, o.betas, o.eps
+        self.opt.step()
+        self.step += 1
+        self.zero_grad()
+        return {"step": self.step, "grad_norm": norm, "skipped": False}
+
+    # ---------------------------------------------------------------- save / load
+    def save(self, path: str, optimizer: bool = True) -> dict:
+        err = None
+        if self.rank == 0:
+            try:
+                self._write(path, optimizer)
+            except OSError as e:  # e.g. an unwritable path: the caller's input, reported as 400
+                err = e
+        if self.world > 1:
+            dist.barrier()  # reached even when rank 0 failed, so the other ranks never hang here
+        if err is not None:
+            raise BadRequest(f"could not save to {path}: {err}", code="save_failed")
+        return {"path": path, "step": self.step, "optimizer": optimizer}
+
+    def _write(self, path: str, optimizer: bool) -> None:
+        os.makedirs(path, exist_ok=True)
+        self.host.model.save_pretrained(path)
+        self.host.tokenizer.save_pretrained(path)
+        if optimizer:
+            torch.save({
+                "optimizer": self.opt.state_dict(),
+                "step": self.step,
+                "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
+            }, os.path.join(path, STATE_FILE))
+        with open(os.path.join(path, "envace_worker.json"), "w") as f:
+            json.dump({"step": self.step, "lora": self.host.lora, "optimizer": optimizer}, f)
+
+    def check_loadable(self, path: str, optimizer: bool) -> None:
+        """Raises BadRequest (before anything changes) when `path` is not a checkpoint of this model."""
+        if not os.path.isdir(path):
+            raise BadRequest(f"no checkpoint directory at {path}", code="not_found", status=404)
+        want = "adapter_model.safetensors" if self.host.lora else "config.json"
+        if not os.path.exists(os.path.join(path, want)):
+            raise BadRequest(f"{path} has no {want}: not a {'LoRA adapter' if self.host.lora else 'model'} "
+                             "checkpoint of this worker")
+        if optimizer and not os.path.exists(os.path.join(path, STATE_FILE)):
+            raise BadRequest(f"{path} has no optimizer state ({STATE_FILE}); load with optimizer: false")
+
+    def load(self, path: str, optimizer: bool = True) -> dict:
+        if self.host.lora:
+            from peft.utils import set_peft_model_state_dict
+            from safetensors.torch import load_file
+
+            set_peft_model_state_dict(self.host.model, load_file(os.path.join(path, "adapter_model.safetensors")))
+        else:
+            from transformers import AutoModelForCausalLM
+
+            src = AutoModelForCausalLM.from_pretrained(path, dtype=self.host.dtype)
+            with torch.no_grad():
+                self.host.model.load_state_dict(src.state_dict())
+        self.zero_grad()
+        if optimizer:
+            st = torch.load(os.path.join(path, STATE_FILE), weights_only=False)
+            self.opt.load_state_dict(st["optimizer"])
+            self.step = int(st["step"])
+            torch.set_rng_state(st["rng"]["torch"])
+            random.setstate(st["rng"]["python"])
+        if self.world > 1:
+            dist.barrier()
+        return {"path": path, "step": self.step, "optimizer": optimizer}

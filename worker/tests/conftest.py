@@ -1,0 +1,43 @@
+import os
+import sys
+
+import pytest
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+torch.set_num_threads(min(2, os.cpu_count() or 1))
+
+from corpus import write_corpus  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory):
+    return write_corpus(str(tmp_path_factory.mktemp("corpus") / "corpus.txt"))
+
+
+@pytest.fixture(scope="session")
+def tiny_dir(tmp_path_factory, corpus):
+    """The xs tiny model saved once; tests load it with --model (faster than re-training the BPE)."""
+    from envace_worker.tiny import init_tiny, save_model
+
+    d = str(tmp_path_factory.mktemp("tiny"))
+    extra = os.path.join(d, "extra.txt")
+    with open(extra, "w") as f:
+        f.write("#W1234\nalice@example.com\n")
+    model, tok = init_tiny(corpus, "xs", seed=0, vocab_extra=extra)
+    save_model(model, tok, d)
+    return d
+
+
+@pytest.fixture
+def make_host(tiny_dir):
+    from envace_worker.model_host import HostOptions, load_host
+
+    def make(**kw):
+        return load_host(HostOptions(model=tiny_dir, **kw))
+
+    return make
+
+
+def weights_of(model):
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}

@@ -1,0 +1,69 @@
+"""A real `python -m envace_worker serve` process: prints its address once it answers, serves a chat
+and a training step, and stops cleanly on SIGTERM."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+
+
+def _post(url, body):
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.loads(r.read())
+
+
+def test_real_server_process(corpus, tmp_path):
+    extra = tmp_path / "extra.txt"
+    extra.write_text("#W1234\n")
+    save = tmp_path / "init"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "envace_worker", "serve", "--init", "tiny", "--corpus", corpus, "--size", "xs",
+         "--vocab-extra", str(extra), "--save-init", str(save), "--port", "0", "--threads", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("listening on http://127.0.0.1:"), (line, proc.stderr.read() if proc.poll() else "")
+        base = line.split()[-1]
+        with urllib.request.urlopen(base + "/health", timeout=10) as r:
+            assert json.loads(r.read())["status"] == "ok"
+        out = _post(base + "/v1/chat/completions", {"messages": [{"role": "user", "content": "hi #W1234"}],
+                                                    "max_tokens": 4, "return_token_ids": True, "seed": 0})
+        assert len(out["choices"][0]["token_ids"]) >= 1 and out["prompt_token_ids"]
+        ids = out["prompt_token_ids"] + out["choices"][0]["token_ids"]
+        fb = _post(base + "/v1/train/forward_backward",
+                   {"sequences": [{"token_ids": ids, "loss_mask": [0] * len(out["prompt_token_ids"]) +
+                                   [1] * len(out["choices"][0]["token_ids"])}]})
+        assert fb["loss"] > 0
+        assert _post(base + "/v1/train/optim_step", {"lr": 1e-3})["step"] == 1
+        assert os.path.exists(save / "config.json") and os.path.exists(save / "tokenizer.json")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=30)
+    assert rc == 0
+
+
+def test_torchrun_two_ranks_serve_and_train(corpus):
+    """`torchrun --nproc_per_node 2 -m envace_worker serve`: rank 0 serves, both ranks train."""
+    torchrun = os.path.join(os.path.dirname(sys.executable), "torchrun")
+    proc = subprocess.Popen(
+        [torchrun, "--nproc_per_node", "2", "-m", "envace_worker", "serve", "--init", "tiny", "--corpus", corpus,
+         "--port", "0", "--threads", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("listening on http://127.0.0.1:"), line
+        base = line.split()[-1]
+        seqs = [{"token_ids": [1, 2, 3, 4], "loss_mask": [0, 1, 1, 1]}, {"token_ids": [5, 6, 7], "loss_mask": [0, 1, 1]},
+                {"token_ids": [8, 9], "loss_mask": [0, 1]}]
+        fb = _post(base + "/v1/train/forward_backward", {"sequences": seqs})
+        assert fb["metrics"]["num_tokens"] == 6 and fb["loss"] > 0
+        st = _post(base + "/v1/train/optim_step", {"lr": 1e-2})
+        assert st["step"] == 1 and not st["skipped"]
+        with urllib.request.urlopen(base + "/health", timeout=10) as r:
+            h = json.loads(r.read())
+        assert h["world_size"] == 2 and h["step"] == 1
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
