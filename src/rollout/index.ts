@@ -1,13 +1,13 @@
 export type { Row, ResponderMode, EndReason, ToolCallRecord, EpisodeResult } from "./types.js";
 export { loadTasks, parseTasks } from "./load-tasks.js";
-export { runEpisode } from "./episode.js";
-export type { EpisodeOptions } from "./episode.js";
+export { runEpisode, playTurn } from "./episode.js";
+export type { EpisodeOptions, TurnOutcome } from "./episode.js";
 export { runEpisodes, groupJobs } from "./scheduler.js";
 export type { EpisodeJob, EpisodeProgress, RunEpisodesOptions } from "./scheduler.js";
 export { boundedChatModel } from "./bounded-model.js";
 export type { BoundedChatModel } from "./bounded-model.js";
 export type { Responder, EpisodeResponder, CallContext, ResponderAnswer } from "./responder.js";
-export { realResponder } from "./real-responder.js";
+export { realResponder, realErrorContent } from "./real-responder.js";
 export type { EnvFactory } from "./real-responder.js";
 export { simulatorResponder, rehearsalResponder } from "./model-responder.js";
 export type { ModelResponderOptions } from "./model-responder.js";

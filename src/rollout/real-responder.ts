@@ -1,7 +1,19 @@
+import type { EnvaceError } from "../core/errors.js";
 import type { Task } from "../core/task.js";
 import type { Environment } from "../envs/env.js";
 import { formatToolError } from "./execution-result.js";
 import type { EpisodeResponder, Responder } from "./responder.js";
+
+/**
+ * What the actor sees when a real tool fails. An execution failure (unknown id, a refusal) is an
+ * ordinary tool result `{"error": message}`, the same shape recorded examples and rehearsed
+ * responses use, so that the rehearser can learn to produce it; `error_tool_call` is kept for
+ * invalid calls (format, whitelist, schema), whose verdict ends a rehearsed episode.
+ */
+export function realErrorContent(error: EnvaceError): string {
+  if (error.code === "TOOL_EXECUTION_ERROR") return JSON.stringify({ error: error.message });
+  return formatToolError(error.code, error.message, error.details);
+}
 
 /** A fresh environment for each episode. */
 export type EnvFactory = (task: Task) => Environment | Promise<Environment>;
@@ -22,7 +34,7 @@ export function realResponder(envFactory: EnvFactory): Responder {
           envCalls++;
           const res = await env.call(call);
           if (res.ok) return { content: res.content, ok: true };
-          return { content: formatToolError(res.error.code, res.error.message, res.error.details), ok: false };
+          return { content: realErrorContent(res.error), ok: false };
         },
         async close() {
           await env.close?.();

@@ -235,7 +235,8 @@ describe("responders", () => {
       ["validation", false],
       ["real", true],
     ]);
-    expect(JSON.parse(ep.calls[1]!.result).error_tool_call.code).toBe("TOOL_EXECUTION_ERROR");
+    // An execution failure is an ordinary result, not an invalid-call verdict.
+    expect(JSON.parse(ep.calls[1]!.result)).toEqual({ error: "no order NOPE" });
     expect(envs[0]!.snapshot()).toEqual({ A1: "cancelled" });
     expect(policy.callsFor("rehearse")).toHaveLength(0);
   });
