@@ -1,0 +1,96 @@
+import { join } from "node:path";
+import { EnvaceError } from "../../core/errors.js";
+import { OpenAIChatModel } from "../../engines/openai-chat-model.js";
+import { resolveDataDir } from "../data-dir.js";
+import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
+import type { Tau2Agent } from "./agent.js";
+import type { Tau2DomainLike } from "./env-port.js";
+import { LLMAgent } from "./llm-agent.js";
+import { goldAgent, noopAgent, readReplayFile, replayAgent } from "./oracle-agents.js";
+import { runTau2, selectTasks, type Tau2RunSummary } from "./run-tau2.js";
+import { LLMUserSimulator, scriptedUser, type Tau2UserSimulator } from "./user-simulator.js";
+
+export const TAU2_DOMAINS = ["mock", "retail", "airline"] as const;
+
+/** How the bench obtains a domain; injectable so that tests and other ports can supply their own. */
+export type Tau2DomainLoader = (name: string, dataRoot: string) => Tau2DomainLike | Promise<Tau2DomainLike>;
+
+const usage = (msg: string) => new EnvaceError("INVALID_CONFIG", msg);
+
+/** Builds the agent named by `--policy`, or the LLM agent of `--endpoint/--model`. */
+export function tau2AgentFromOptions(o: EvalOptions): { agent: Tau2Agent; oracle: boolean } {
+  if (o.policy !== undefined && o.endpoint !== undefined)
+    throw usage("give either --policy or --endpoint/--model, not both");
+  if (o.policy !== undefined) {
+    if (o.policy === "gold") return { agent: goldAgent(), oracle: true };
+    if (o.policy === "noop") return { agent: noopAgent(), oracle: true };
+    if (o.policy.startsWith("replay:") && o.policy.length > "replay:".length) {
+      return { agent: replayAgent(readReplayFile(o.policy.slice("replay:".length))), oracle: true };
+    }
+    throw usage(`unknown --policy "${o.policy}"; use gold, noop or replay:FILE`);
+  }
+  if (o.endpoint === undefined || o.model === undefined) {
+    throw usage("an agent is needed: --policy gold|noop|replay:FILE, or --endpoint URL --model NAME");
+  }
+  return { agent: new LLMAgent(model(o.endpoint, o.model, o.apiKey)), oracle: false };
+}
+
+function model(baseURL: string, name: string, apiKey?: string): OpenAIChatModel {
+  return new OpenAIChatModel({ baseURL, model: name, ...(apiKey ? { apiKey } : {}) });
+}
+
+/** The user simulator: a model when `--user-endpoint` is given, else the scripted user (oracles only). */
+export function tau2UserFromOptions(o: EvalOptions, oracle: boolean, tau2Dir: string): Tau2UserSimulator {
+  if ((o.userEndpoint === undefined) !== (o.userModel === undefined))
+    throw usage("--user-endpoint and --user-model go together");
+  if (o.userEndpoint !== undefined) {
+    return new LLMUserSimulator(model(o.userEndpoint, o.userModel!, o.apiKey), {
+      guidelinesDir: join(tau2Dir, "user_simulator"),
+    });
+  }
+  if (!oracle) throw usage("an LLM agent needs a user simulator: --user-endpoint URL --user-model NAME");
+  return scriptedUser();
+}
+
+/** `tau2:<domain>` for `envace eval`. */
+export function tau2BenchRunner(loadDomain: Tau2DomainLoader): BenchRunner {
+  return {
+    describe: `τ²-bench: ${TAU2_DOMAINS.map((d) => `tau2:${d}`).join("|")}`,
+    async run(o: EvalOptions): Promise<BenchSummary & Tau2RunSummary> {
+      if (!(TAU2_DOMAINS as readonly string[]).includes(o.variant)) {
+        throw usage(
+          `unknown τ² domain "${o.variant}"; use ${TAU2_DOMAINS.map((d) => `tau2:${d}`).join(", ")}`,
+        );
+      }
+      if ((o.judgeEndpoint === undefined) !== (o.judgeModel === undefined))
+        throw usage("--judge-endpoint and --judge-model go together");
+      const { agent, oracle } = tau2AgentFromOptions(o);
+      const dataRoot = resolveDataDir(o.data);
+      const user = tau2UserFromOptions(o, oracle, join(dataRoot, "tau2"));
+      const domain = await loadDomain(o.variant, dataRoot);
+      const judge =
+        o.judgeEndpoint !== undefined ? model(o.judgeEndpoint, o.judgeModel!, o.apiKey) : undefined;
+      // selectTasks validates the split before any episode starts
+      const total = selectTasks(domain, o.split, o.limit).length * o.trials;
+      o.onStart?.(total);
+      const summary = await runTau2({
+        bench: `tau2:${o.variant}`,
+        domain,
+        agent,
+        user,
+        ...(judge ? { judge } : {}),
+        ...(o.split !== undefined ? { split: o.split } : {}),
+        ...(o.limit !== undefined ? { limit: o.limit } : {}),
+        trials: o.trials,
+        ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
+        ...(o.maxErrors !== undefined ? { maxErrors: o.maxErrors } : {}),
+        concurrency: o.concurrency,
+        // oracle calls go to the environment unfiltered, so its own upstream-style errors come back
+        validateCalls: !oracle,
+        ...(o.dumpDb !== undefined ? { dumpDbDir: o.dumpDb } : {}),
+        onResult: (_r, done, all) => o.onProgress?.(done, all),
+      });
+      return { ...summary, results: summary.results };
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import { Command, InvalidArgumentError, Option } from "commander";
+import cliProgress from "cli-progress";
+import { isEnvaceError } from "../../core/errors.js";
+import {
+  getBench,
+  listBenches,
+  registerBench,
+  type BenchSummary,
+  type EvalOptions,
+} from "../../bench/registry.js";
+import { tau2BenchRunner } from "../../bench/tau2/bench-runner.js";
+import { loadTau2Domain, type Tau2DomainName } from "../../envs/tau2/index.js";
+import { toolworldBenchRunner } from "../../bench/toolworld/index.js";
+import { withTau2Rehearsal } from "../../testtime/index.js";
+
+// Built-in benches: one line each (toolworld, bfcl, … register here too).
+const loadTau2 = (name: string, dataRoot: string) => loadTau2Domain(name as Tau2DomainName, dataRoot);
+// --rehearsal / --checkpoint wrap the τ² runner (src/testtime/); without them it runs as is.
+registerBench("tau2", withTau2Rehearsal(tau2BenchRunner(loadTau2), loadTau2));
+registerBench("toolworld", toolworldBenchRunner());
+
+/** Exit code for bad command-line input (unknown bench, missing endpoint, unknown split). */
+export const USAGE_EXIT_CODE = 2;
+
+function positiveInt(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
+    return n;
+  };
+}
+
+interface EvalCliOptions {
+  bench: string;
+  split?: string;
+  data?: string;
+  policy?: string;
+  endpoint?: string;
+  model?: string;
+  userEndpoint?: string;
+  userModel?: string;
+  judgeEndpoint?: string;
+  judgeModel?: string;
+  apiKey?: string;
+  trials: number;
+  limit?: number;
+  maxSteps?: number;
+  maxErrors?: number;
+  concurrency: number;
+  dumpDb?: string;
+  json?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command("eval")
+    .description("Evaluate an agent (a model endpoint or an oracle policy) on a benchmark")
+    .requiredOption("--bench <name>", "benchmark, e.g. tau2:mock, tau2:retail, tau2:airline")
+    .option("--split <name>", "official task split (e.g. test); all tasks when absent")
+    .option("--data <dir>", "benchmark data root (default: ../shared/data when present, else ./data)")
+    .option("--policy <name>", "oracle policy instead of a model: gold | noop | replay:FILE")
+    .option("--endpoint <url>", "agent's OpenAI-compatible base URL (…/v1)")
+    .option("--model <name>", "agent model name")
+    .option("--user-endpoint <url>", "user simulator's OpenAI-compatible base URL")
+    .option("--user-model <name>", "user simulator model name")
+    .option("--judge-endpoint <url>", "NL-assertion judge's base URL (without it NL assertions are skipped)")
+    .option("--judge-model <name>", "judge model name")
+    .addOption(new Option("--api-key <key>", "API key for the endpoints").env("OPENAI_API_KEY"))
+    .option("--trials <k>", "trials per task (pass^1..k)", positiveInt("--trials"), 1)
+    .option("--limit <n>", "only the first N tasks", positiveInt("--limit"))
+    .option("--max-steps <n>", "max conversation steps per episode (default 100)", positiveInt("--max-steps"))
+    .option("--max-errors <n>", "max tool errors per episode (default 10)", positiveInt("--max-errors"))
+    .option("--concurrency <n>", "episodes run at once", positiveInt("--concurrency"), 1)
+    .option("--dump-db <dir>", "write <task_id>.db.json and <task_id>.results.json per task")
+    // test-time rehearsal (src/testtime/): read by every bench that supports it
+    .option("--rehearsal <mode>", "test-time rehearsal: none | parallel:N | sequential:N", "none")
+    .option(
+      "--memory <kind>",
+      "rehearsal memory: summary (the policy's own) | digest (deterministic; default)",
+    )
+    .option(
+      "--rehearsal-scope <scope>",
+      "rehearse once per user turn (turn, default) or before every real action (action)",
+    )
+    .option(
+      "--rehearsal-max-tokens <n>",
+      "tokens one rehearsal attempt may generate (default 2048)",
+      positiveInt("--rehearsal-max-tokens"),
+    )
+    .option("--rehearsal-budget <n>", "total rehearsal tokens per episode", positiveInt("--rehearsal-budget"))
+    .option("--rehearsal-prompt <variant>", "rehearsal prompt as in training: full | compact")
+    .option("--checkpoint <dir>", "a saved model directory, served by a worker started for this run")
+    .option("--json", "print one JSON object on stdout")
+    .action(async (o: EvalCliOptions) => {
+      process.exitCode = await runEval(o);
+    });
+}
+
+async function runEval(o: EvalCliOptions): Promise<number> {
+  const [name, ...rest] = o.bench.split(":");
+  const runner = getBench(name ?? "");
+  if (!runner) {
+    const known = listBenches()
+      .map(([, r]) => r.describe)
+      .join("; ");
+    process.stderr.write(`envace eval: unknown bench "${o.bench}". Known: ${known}\n`);
+    return USAGE_EXIT_CODE;
+  }
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      format: `${o.bench} [{bar}] {value}/{total} episodes | {duration_formatted}`,
+      hideCursor: false,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const opts: EvalOptions = {
+    ...o,
+    variant: rest.join(":"),
+    onStart: (total) => bar.start(total, 0),
+    onProgress: (done) => bar.update(done),
+  };
+  let summary: BenchSummary;
+  try {
+    summary = await runner.run(opts);
+  } catch (e) {
+    if (isEnvaceError(e, "INVALID_CONFIG")) {
+      bar.stop();
+      process.stderr.write(`envace eval: ${e.message}\n`);
+      return USAGE_EXIT_CODE;
+    }
+    bar.stop();
+    throw e;
+  }
+  bar.stop();
+  if (o.json) process.stdout.write(JSON.stringify(summary) + "\n");
+  else process.stdout.write(humanSummary(summary));
+  return 0;
+}
+
+function humanSummary(s: BenchSummary): string {
+  const lines = [
+    `${s.bench}: ${s.tasks} tasks × ${s.trials} trials`,
+    `reward mean: ${s.reward_mean.toFixed(4)}`,
+  ];
+  for (const [k, v] of Object.entries(s.pass_hat_k)) lines.push(`pass^${k}: ${v.toFixed(4)}`);
+  const rh = s.rehearsal as
+    | {
+        mode: string;
+        n: number;
+        memory: string;
+        real_calls_during_rehearsal: number;
+        tokens: { total: number };
+      }
+    | undefined;
+  if (rh && rh.mode !== "none") {
+    lines.push(
+      `rehearsal: ${rh.mode}:${rh.n} (${rh.memory}), ${rh.tokens.total} tokens, real calls while rehearsing: ${rh.real_calls_during_rehearsal}`,
+    );
+  }
+  const results = s.results as Array<{
+    task_id?: string;
+    trial?: number;
+    reward?: number;
+    termination?: string;
+    error?: string;
+    components?: Record<string, { status: string; inBasis?: boolean }>;
+  }>;
+  const failed = results.filter((r) => r.reward !== undefined && r.reward < 1 - 1e-6);
+  if (failed.length > 0) {
+    lines.push(`not passed (${failed.length}):`);
+    for (const r of failed.slice(0, 20)) {
+      const why = Object.entries(r.components ?? {})
+        .filter(([, c]) => c.inBasis !== false && (c.status === "failed" || c.status === "error"))
+        .map(([name, c]) => `${name} ${c.status}`);
+      const detail = [r.termination, ...why, ...(r.error ? [r.error] : [])].join("; ");
+      lines.push(`  ${r.task_id} #${r.trial}: reward ${r.reward} (${detail})`);
+    }
+    if (failed.length > 20) lines.push(`  … and ${failed.length - 20} more (use --json for all)`);
+  }
+  return lines.join("\n") + "\n";
+}
