@@ -26,7 +26,10 @@ export type ErrorCode =
   | "JUDGE_ERROR"
   | "MCP_ERROR"
   | "DATA_DOWNLOAD_ERROR"
-  | "CONTEXT_BUDGET_EXCEEDED";
+  | "CONTEXT_BUDGET_EXCEEDED"
+  // test-time rehearsal (testtime/)
+  | "REHEARSAL_BUDGET_EXHAUSTED"
+  | "REAL_CALL_DURING_REHEARSAL";
 
 export class EnvaceError extends Error {
   readonly code: ErrorCode;

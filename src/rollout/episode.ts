@@ -34,6 +34,12 @@ export interface EpisodeOptions {
   judge?: Judge;
   /** Answer a call identical to one of the task's examples with its recorded result (not in `real` mode; default off). */
   exampleCache?: boolean;
+  /**
+   * The messages the actor sees at each act call, given the conversation so far (default: the
+   * conversation itself). Test-time rehearsal adds its memory here; the recorded conversation and
+   * the rehearsal prompt's history are not changed by it.
+   */
+  actorView?: (messages: Message[], at: { turn: number; step: number }) => Message[] | Promise<Message[]>;
   signal?: AbortSignal;
 }
 
@@ -123,6 +129,50 @@ export async function runEpisode(task: Task, opts: EpisodeOptions): Promise<Epis
   return result;
 }
 
+export interface TurnOutcome {
+  /** Why the turn ended early; undefined when the actor replied. */
+  end?: EndReason;
+  /** This turn's messages (after the given conversation): assistant and tool messages. */
+  messages: Message[];
+  rows: Row[];
+  calls: ToolCallRecord[];
+  /** Texts of the turn's assistant steps, the reply last. */
+  replies: string[];
+  /** Tool calls of the turn that passed validation. */
+  answeredCalls: ToolCall[];
+  /** With `model_error`: the failure's message. */
+  error?: string;
+}
+
+/**
+ * Plays one user turn from a given conversation (ending with the user's message) with an opened
+ * responder: act → validate → answer … until the actor replies or a limit ends it. The turn-level
+ * entry point for callers that drive the conversation themselves (test-time rehearsal plays
+ * imagined turns with a rehearsal responder, then the committed turn with a real one).
+ * `opts.responder` only names the mode here; `responder` answers the calls.
+ */
+export async function playTurn(
+  task: Task,
+  conversation: readonly Message[],
+  responder: EpisodeResponder,
+  turn: number,
+  opts: EpisodeOptions,
+): Promise<TurnOutcome> {
+  const ep: Episode = { task, opts, responder, messages: conversation.slice(), rows: [], calls: [] };
+  const transcript: TurnTranscript = { before: [], messages: [], calls: [], replies: [] };
+  const end = await playUserTurn(ep, turn, transcript);
+  const out: TurnOutcome = {
+    messages: ep.messages.slice(conversation.length),
+    rows: ep.rows,
+    calls: ep.calls,
+    replies: transcript.replies,
+    answeredCalls: transcript.calls,
+  };
+  if (end) out.end = end;
+  if (ep.error) out.error = ep.error;
+  return out;
+}
+
 /** Plays user turn t until the actor replies (returns undefined) or the episode must end. */
 async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promise<EndReason | undefined> {
   const { opts, task } = ep;
@@ -130,7 +180,7 @@ async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promi
   for (let step = 0; ; step++) {
     if (step >= maxSteps) return "max_assistant_turns";
     const request: ChatRequest = {
-      messages: ep.messages.slice(),
+      messages: opts.actorView ? await opts.actorView(ep.messages.slice(), { turn: t, step }) : ep.messages.slice(),
       tools: task.tools,
       temperature: opts.temperature ?? 1,
       maxTokens: opts.maxTokens ?? 512,

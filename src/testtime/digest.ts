@@ -1,0 +1,45 @@
+import type { RehearsalAttempt } from "./types.js";
+
+const ENDINGS: Record<RehearsalAttempt["end"], string> = {
+  replied: "replied to the user",
+  max_assistant_turns: "cut off: too many steps without a reply",
+  max_parallel_calls: "cut off: too many calls in one message",
+  context_budget: "cut off: context budget",
+  rehearser_error_tool_call: "stopped: the imagined tool rejected a call",
+  model_error: "stopped: model error",
+  budget: "stopped: rehearsal token budget spent",
+};
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/** One attempt as lines: each call with its imagined result or error, then how it ended. */
+export function digestAttempt(a: RehearsalAttempt, maxResultChars = 300): string {
+  const lines = [`Attempt ${a.index + 1} (${ENDINGS[a.end]}):`];
+  for (const c of a.calls) {
+    const args = JSON.stringify(c.call.arguments);
+    const tag = c.ok
+      ? "->"
+      : c.source === "validation"
+        ? "-> INVALID CALL:"
+        : c.parseError
+          ? "-> UNREADABLE IMAGINED RESULT:"
+          : "-> ERROR:";
+    lines.push(`- ${c.call.name} ${args} ${tag} ${clip(c.result, maxResultChars)}`);
+  }
+  if (a.calls.length === 0) lines.push("- no tool calls");
+  if (a.reply !== undefined) lines.push(`- reply: ${clip(a.reply, maxResultChars)}`);
+  if (a.error && a.end !== "budget") lines.push(`- error: ${clip(a.error, 200)}`);
+  return lines.join("\n");
+}
+
+/**
+ * The deterministic rehearsal memory (for small models): every attempt's calls, imagined results,
+ * errors and reply, cut to `maxChars`.
+ */
+export function digestAttempts(attempts: readonly RehearsalAttempt[], maxChars = 4000): string {
+  const text = attempts.map((a) => digestAttempt(a)).join("\n");
+  return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
+}

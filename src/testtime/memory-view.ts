@@ -1,0 +1,37 @@
+import type { Message } from "../core/messages.js";
+
+/**
+ * Where the rehearsal memory goes in the committed run: appended to the actor's system message (a
+ * system message is created when the conversation has none). The system message is the one place
+ * every chat template accepts extra instructions, and the note stays out of the recorded
+ * conversation, out of what the user sees and out of the rehearsal prompt's history.
+ */
+export function withMemory(messages: readonly Message[], note: string | undefined): Message[] {
+  if (!note) return messages.slice();
+  const first = messages[0];
+  if (first?.role === "system") {
+    const content = first.content ? `${first.content}\n\n${note}` : note;
+    return [{ ...first, content }, ...messages.slice(1)];
+  }
+  return [{ role: "system", content: note }, ...messages];
+}
+
+export const MEMORY_HEADER = "# Private rehearsal notes";
+
+/** The note as the actor reads it: what it is, then the memory itself. */
+export function memoryNote(memory: string, attempts: number): string {
+  return [
+    MEMORY_HEADER,
+    `Before acting you rehearsed this step privately ${attempts} time(s). Every tool result below was imagined by you, not returned by a real tool; nothing in it has happened. Use it to act correctly now, with real tool calls.`,
+    memory,
+  ].join("\n");
+}
+
+/** What a sequential attempt is shown about its predecessors. */
+export function revisionNote(previous: string, attempt: number, of: number): string {
+  return [
+    MEMORY_HEADER,
+    `This is private rehearsal attempt ${attempt} of ${of}; tool results are imagined. Your earlier attempts went as follows. Revise: keep what worked, fix what failed.`,
+    previous,
+  ].join("\n");
+}

@@ -1,0 +1,150 @@
+import type { ChatModel } from "../core/model.js";
+import type { Message } from "../core/messages.js";
+import { parseAssistantText } from "../core/tool-call-text.js";
+import type { Tau2Agent, Tau2AgentContext, Tau2AgentReply, Tau2AgentSession } from "../bench/tau2/agent.js";
+import { agentSystemPrompt, agentView } from "../bench/tau2/llm-agent.js";
+import type { Tau2DomainLike, Tau2EnvLike } from "../bench/tau2/env-port.js";
+import type { Tau2UserSimulator } from "../bench/tau2/user-simulator.js";
+import { liveTask } from "./live-task.js";
+import { withMemory } from "./memory-view.js";
+import { RehearsalPhase } from "./phase-guard.js";
+import { rehearse } from "./rehearse.js";
+import { emptyRehearsalStats, type RehearsalOptions, type RehearsalStats } from "./types.js";
+
+/** One τ² episode's rehearsal record: its counters and its phase (shared with the guards). */
+export interface Tau2RehearsalSession {
+  taskId: string;
+  stats: RehearsalStats;
+  phase: RehearsalPhase;
+}
+
+export interface RehearsingTau2AgentOptions {
+  rehearsal: RehearsalOptions;
+  temperature?: number;
+  maxTokens?: number;
+  /**
+   * Supplies the phase of the episode being started (see `guardTau2`); a fresh, unguarded phase
+   * when absent.
+   */
+  phaseFor?: () => RehearsalPhase;
+}
+
+/**
+ * The τ² LLM agent (same system prompt, view and parsing as `LLMAgent`) with test-time rehearsal:
+ * when the user has just spoken (scope `turn`) or before every step (scope `action`) it rehearses
+ * from its own view of the conversation — the policy acts and plays the tools; an attempt ends when
+ * it would reply to the user, so the user simulator is never asked — then answers with the memory
+ * in its system message. The agent session gets only the history: no environment, no user.
+ */
+export class RehearsingTau2Agent implements Tau2Agent {
+  readonly name: string;
+  readonly sessions: Tau2RehearsalSession[] = [];
+
+  constructor(
+    private readonly model: ChatModel,
+    private readonly opts: RehearsingTau2AgentOptions,
+  ) {
+    const r = opts.rehearsal;
+    this.name = `llm:${model.name}+rehearsal:${r.mode}${r.mode === "none" ? "" : `:${r.n ?? 1}`}`;
+  }
+
+  start(ctx: Tau2AgentContext): Tau2AgentSession {
+    const system = agentSystemPrompt(ctx.policy);
+    const task = liveTask({ tools: ctx.tools, system, id: ctx.task.id, domain: "tau2" });
+    const session: Tau2RehearsalSession = {
+      taskId: ctx.task.id,
+      stats: emptyRehearsalStats(this.opts.rehearsal),
+      phase: this.opts.phaseFor?.() ?? new RehearsalPhase(),
+    };
+    this.sessions.push(session);
+    const scope = this.opts.rehearsal.scope ?? "turn";
+    let userTurn = -1;
+    let step = 0;
+    let note: string | undefined;
+    return {
+      next: async (history): Promise<Tau2AgentReply> => {
+        const view: Message[] = [{ role: "system", content: system }, ...agentView(history)];
+        const fromUser = view[view.length - 1]?.role === "user";
+        if (fromUser) userTurn++;
+        if (this.opts.rehearsal.mode !== "none" && (scope === "action" || fromUser || note === undefined)) {
+          const r = await session.phase.run(() =>
+            rehearse({
+              policy: this.model,
+              task,
+              conversation: view,
+              turn: Math.max(0, userTurn),
+              options: this.opts.rehearsal,
+              stats: session.stats,
+            }),
+          );
+          note = r.note;
+        }
+        session.stats.realCallsDuringRehearsal = session.phase.realCalls;
+        session.stats.userCallsDuringRehearsal = session.phase.userCalls;
+        const result = await this.model.chat({
+          messages: withMemory(view, note),
+          tools: ctx.tools,
+          temperature: this.opts.temperature ?? 0,
+          ...(this.opts.maxTokens !== undefined ? { maxTokens: this.opts.maxTokens } : {}),
+        });
+        const sample = result.samples[0];
+        const parsed = parseAssistantText(sample?.text ?? "", `t${step++}_call`);
+        if (sample?.toolCalls && sample.toolCalls.length > 0)
+          return { content: parsed.content, toolCalls: sample.toolCalls };
+        return { content: parsed.content, toolCalls: parsed.toolCalls, formatErrors: parsed.errors };
+      },
+    };
+  }
+}
+
+/**
+ * Guards a τ² domain and user simulator for rehearsing agents: every environment the domain
+ * creates and every user session count the calls made while the episode's
+ * rehearsal phase is active. The τ² loop creates the environment, then starts the agent and the
+ * user synchronously, with no await in between; `phaseFor` hands the phase made for the newest
+ * environment to that agent and that user, which pairs them even with concurrent episodes.
+ */
+export function guardTau2<D extends Tau2DomainLike>(
+  domain: D,
+  user: Tau2UserSimulator,
+): { domain: D; user: Tau2UserSimulator; phaseFor: () => RehearsalPhase } {
+  let newest = new RehearsalPhase();
+  const guardedDomain = Object.create(domain) as D;
+  guardedDomain.createEnv = (task) => {
+    const env = domain.createEnv(task);
+    const phase = (newest = new RehearsalPhase());
+    return guardTau2Env(env, phase);
+  };
+  const guardedUser: Tau2UserSimulator = {
+    name: user.name,
+    start(ctx) {
+      const phase = newest;
+      const session = user.start(ctx);
+      return {
+        next(history) {
+          if (phase.active) phase.userCalls++;
+          return session.next(history);
+        },
+      };
+    },
+  };
+  return { domain: guardedDomain, user: guardedUser, phaseFor: () => newest };
+}
+
+function guardTau2Env(env: Tau2EnvLike, phase: RehearsalPhase): Tau2EnvLike {
+  return new Proxy(env, {
+    get(target, prop, receiver) {
+      if (prop === "call" || prop === "callSync") {
+        const fn = Reflect.get(target, prop, receiver) as ((...a: unknown[]) => unknown) | undefined;
+        if (!fn) return undefined;
+        return (...args: unknown[]) => {
+          if (phase.active) phase.realCalls++;
+          else if (prop === "call") phase.committedCalls++; // the agent's calls (callSync serves the user's tools)
+          return fn.apply(target, args);
+        };
+      }
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}

@@ -1,0 +1,116 @@
+import { join } from "node:path";
+import { EnvaceError } from "../core/errors.js";
+import { OpenAIChatModel } from "../engines/openai-chat-model.js";
+import { resolveDataDir } from "../bench/data-dir.js";
+import type { BenchRunner, BenchSummary, EvalOptions } from "../bench/registry.js";
+import { tau2UserFromOptions, TAU2_DOMAINS, type Tau2DomainLoader } from "../bench/tau2/bench-runner.js";
+import { runTau2, selectTasks, type Tau2TrialResult } from "../bench/tau2/run-tau2.js";
+import { rehearsalFromFlags, type RehearsalEvalFlags } from "./eval-flags.js";
+import { openEvalModel } from "./eval-model.js";
+import { guardTau2, RehearsingTau2Agent } from "./tau2-agent.js";
+import { addRehearsalStats, emptyRehearsalStats } from "./types.js";
+
+/**
+ * `tau2:<domain>` with test-time rehearsal and `--checkpoint`: without them it is the τ² runner
+ * as is; with them the agent is a `RehearsingTau2Agent` over the model, the domain and the user
+ * simulator are guarded, and each trial's result gains its rehearsal cost.
+ */
+export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoader): BenchRunner {
+  return {
+    describe: base.describe,
+    async run(opts: EvalOptions): Promise<BenchSummary> {
+      const o = opts as EvalOptions & RehearsalEvalFlags;
+      const rehearsal = rehearsalFromFlags(o);
+      if (rehearsal.mode === "none" && o.checkpoint === undefined) return base.run(o);
+      if (!(TAU2_DOMAINS as readonly string[]).includes(o.variant)) return base.run(o); // the base names the error
+      if (o.policy !== undefined)
+        throw new EnvaceError(
+          "INVALID_CONFIG",
+          "--rehearsal and --checkpoint need a model agent, not --policy",
+        );
+      if ((o.judgeEndpoint === undefined) !== (o.judgeModel === undefined))
+        throw new EnvaceError("INVALID_CONFIG", "--judge-endpoint and --judge-model go together");
+      const dataRoot = resolveDataDir(o.data);
+      const rawUser = tau2UserFromOptions(o, false, join(dataRoot, "tau2"));
+      const { domain, user, phaseFor } = guardTau2(await loadDomain(o.variant, dataRoot), rawUser);
+      const total = selectTasks(domain, o.split, o.limit).length * o.trials;
+      const { model, close } = await openEvalModel(o);
+      const agent = new RehearsingTau2Agent(model, { rehearsal, phaseFor });
+      const judge =
+        o.judgeEndpoint !== undefined
+          ? new OpenAIChatModel({
+              baseURL: o.judgeEndpoint,
+              model: o.judgeModel!,
+              ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+            })
+          : undefined;
+      o.onStart?.(total);
+      let summary;
+      try {
+        summary = await runTau2({
+          bench: `tau2:${o.variant}`,
+          domain,
+          agent,
+          user,
+          ...(judge ? { judge } : {}),
+          ...(o.split !== undefined ? { split: o.split } : {}),
+          ...(o.limit !== undefined ? { limit: o.limit } : {}),
+          trials: o.trials,
+          ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
+          ...(o.maxErrors !== undefined ? { maxErrors: o.maxErrors } : {}),
+          concurrency: o.concurrency,
+          validateCalls: true,
+          ...(o.dumpDb !== undefined ? { dumpDbDir: o.dumpDb } : {}),
+          onResult: (_r, done, all) => o.onProgress?.(done, all),
+        });
+      } finally {
+        await close();
+      }
+      // Sessions start in job order; match them to results by task id and occurrence.
+      const byTask = new Map<string, typeof agent.sessions>();
+      for (const s of agent.sessions) byTask.set(s.taskId, [...(byTask.get(s.taskId) ?? []), s]);
+      const all = emptyRehearsalStats(rehearsal);
+      const results = summary.results.map((r: Tau2TrialResult) => {
+        const s = byTask.get(r.task_id)?.shift();
+        if (!s)
+          return {
+            ...r,
+            real_calls: 0,
+            rehearsal_tokens: 0,
+            rehearsal_calls: 0,
+            real_calls_during_rehearsal: 0,
+          };
+        addRehearsalStats(all, s.stats);
+        return {
+          ...r,
+          real_calls: s.phase.committedCalls,
+          rehearsal_tokens: s.stats.tokens.total,
+          rehearsal_calls: s.stats.calls.act + s.stats.calls.rehearse + s.stats.calls.summary,
+          real_calls_during_rehearsal: s.phase.realCalls,
+          user_calls_during_rehearsal: s.phase.userCalls,
+        };
+      });
+      all.realCallsDuringRehearsal = agent.sessions.reduce((n, s) => n + s.phase.realCalls, 0);
+      all.userCallsDuringRehearsal = agent.sessions.reduce((n, s) => n + s.phase.userCalls, 0);
+      const n = Math.max(1, results.length);
+      return {
+        ...summary,
+        success_rate: results.filter((r) => r.success).length / n,
+        real_calls: results.reduce((k, r) => k + r.real_calls, 0),
+        rehearsal: {
+          mode: rehearsal.mode,
+          n: all.n,
+          memory: all.memory,
+          scope: all.scope,
+          real_calls_during_rehearsal: all.realCallsDuringRehearsal,
+          user_calls_during_rehearsal: all.userCallsDuringRehearsal,
+          tokens: all.tokens,
+          calls: all.calls,
+          attempts: all.attempts,
+          tokens_per_task: all.tokens.total / n,
+        },
+        results,
+      };
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import type { ToolCallRecord } from "../rollout/types.js";
+import type { RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
+
+/** `none`: act for real at once; `parallel`: N independent attempts; `sequential`: N attempts, each revising the last. */
+export type RehearsalMode = "none" | "parallel" | "sequential";
+/** How the attempts become a note: the policy's own summary, or a deterministic digest (small models). */
+export type RehearsalMemoryKind = "summary" | "digest";
+/** Rehearse once per user turn (before its first real action), or before every real action. */
+export type RehearsalScope = "turn" | "action";
+
+export interface RehearsalOptions {
+  mode: RehearsalMode;
+  /** Attempts per rehearsal (default 1). */
+  n?: number;
+  /** Default `digest`. */
+  memory?: RehearsalMemoryKind;
+  /** Default `turn`. */
+  scope?: RehearsalScope;
+  /** Tokens one attempt may generate (act and rehearse calls together); each call's `maxTokens` is clamped to what is left (default 2048). */
+  maxTokensPerAttempt?: number;
+  /** Total tokens (prompt + completion) all rehearsal may spend for one episode; once spent, later turns commit without rehearsing (default: no limit). */
+  tokenBudget?: number;
+  /** Act calls per attempt before it is cut off (default 6): an endless tool loop ends here. */
+  maxStepsPerAttempt?: number;
+  /** Sampling temperature of imagined act and rehearse calls (default 1: parallel attempts should differ). */
+  temperature?: number;
+  /** Most new tokens per imagined call (default 512, then clamped by `maxTokensPerAttempt`). */
+  maxTokensPerCall?: number;
+  /** The rehearsal prompt: `full` (as in training, default) or `compact` (tiny models). */
+  promptVariant?: RehearsalPromptVariant;
+  /** Most new tokens of the summary call (default 256). */
+  summaryMaxTokens?: number;
+  /** The memory note is cut to this many characters (default 4000). */
+  maxMemoryChars?: number;
+}
+
+/** How an imagined attempt ended. */
+export type AttemptEnd =
+  | "replied"
+  | "max_assistant_turns"
+  | "max_parallel_calls"
+  | "context_budget"
+  | "rehearser_error_tool_call"
+  | "model_error"
+  | "budget";
+
+/** One imagined attempt: what the actor did and what it imagined the tools returned. */
+export interface RehearsalAttempt {
+  index: number;
+  end: AttemptEnd;
+  /** Every call, with its rehearsed result (or validation/parse error). */
+  calls: ToolCallRecord[];
+  /** The final text to the user, when the attempt replied. */
+  reply?: string;
+  error?: string;
+}
+
+/** Cost and safety counters of all rehearsal in one episode (or one `rehearseThenCommit` series). */
+export interface RehearsalStats {
+  mode: RehearsalMode;
+  n: number;
+  memory: RehearsalMemoryKind;
+  scope: RehearsalScope;
+  /** Rehearsals run (one per user turn, or one per real action). */
+  phases: number;
+  /** Rehearsals skipped because the token budget was spent. */
+  skipped: number;
+  attempts: number;
+  /** Model calls made while rehearsing, by kind. */
+  calls: { act: number; rehearse: number; summary: number };
+  tokens: { prompt: number; completion: number; total: number };
+  attemptEnds: Partial<Record<AttemptEnd, number>>;
+  /** Summaries that failed or came back empty and were replaced by the digest. */
+  summaryFallbacks: number;
+  /** Real environment calls attempted while a rehearsal was running: must be 0 (they are refused). */
+  realCallsDuringRehearsal: number;
+  /** User-simulator calls attempted while a rehearsal was running: must be 0. */
+  userCallsDuringRehearsal: number;
+}
+
+export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
+  return {
+    mode: opts.mode,
+    n: opts.mode === "none" ? 0 : (opts.n ?? 1),
+    memory: opts.memory ?? "digest",
+    scope: opts.scope ?? "turn",
+    phases: 0,
+    skipped: 0,
+    attempts: 0,
+    calls: { act: 0, rehearse: 0, summary: 0 },
+    tokens: { prompt: 0, completion: 0, total: 0 },
+    attemptEnds: {},
+    summaryFallbacks: 0,
+    realCallsDuringRehearsal: 0,
+    userCallsDuringRehearsal: 0,
+  };
+}
+
+/** Adds `b`'s counters into `a` (mode/n/memory/scope stay `a`'s). */
+export function addRehearsalStats(a: RehearsalStats, b: RehearsalStats): RehearsalStats {
+  a.phases += b.phases;
+  a.skipped += b.skipped;
+  a.attempts += b.attempts;
+  a.calls.act += b.calls.act;
+  a.calls.rehearse += b.calls.rehearse;
+  a.calls.summary += b.calls.summary;
+  a.tokens.prompt += b.tokens.prompt;
+  a.tokens.completion += b.tokens.completion;
+  a.tokens.total += b.tokens.total;
+  for (const [k, v] of Object.entries(b.attemptEnds))
+    a.attemptEnds[k as AttemptEnd] = (a.attemptEnds[k as AttemptEnd] ?? 0) + v;
+  a.summaryFallbacks += b.summaryFallbacks;
+  a.realCallsDuringRehearsal += b.realCallsDuringRehearsal;
+  a.userCallsDuringRehearsal += b.userCallsDuringRehearsal;
+  return a;
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { parseRehearsalSpec, rehearsalFromFlags, withMemory } from "../../../src/testtime/index.js";
+
+describe("rehearsal flags", () => {
+  it.each([
+    ["none", { mode: "none", n: 0 }],
+    ["parallel:4", { mode: "parallel", n: 4 }],
+    ["sequential:2", { mode: "sequential", n: 2 }],
+    ["parallel", { mode: "parallel", n: 1 }],
+  ])("%s", (spec, want) => expect(parseRehearsalSpec(spec)).toEqual(want));
+
+  it.each(["parallel:0", "none:2", "beam:3", "parallel:x", ""])("rejects %j", (spec) => {
+    expect(() => parseRehearsalSpec(spec)).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG" }) as Error,
+    );
+  });
+
+  it("maps every flag", () => {
+    expect(
+      rehearsalFromFlags({
+        rehearsal: "sequential:3",
+        memory: "summary",
+        rehearsalScope: "action",
+        rehearsalMaxTokens: 99,
+        rehearsalBudget: 1000,
+        rehearsalPrompt: "compact",
+      }),
+    ).toEqual({
+      mode: "sequential",
+      n: 3,
+      memory: "summary",
+      scope: "action",
+      maxTokensPerAttempt: 99,
+      tokenBudget: 1000,
+      promptVariant: "compact",
+    });
+    expect(rehearsalFromFlags({})).toEqual({ mode: "none", n: 0, memory: "digest", scope: "turn" });
+    expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", memory: "notes" })).toThrow(/--memory/);
+    expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", rehearsalScope: "episode" })).toThrow(
+      /--rehearsal-scope/,
+    );
+    expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", rehearsalPrompt: "tiny" })).toThrow(
+      /--rehearsal-prompt/,
+    );
+  });
+
+  it("the memory goes into the system message, or a new one", () => {
+    expect(
+      withMemory(
+        [
+          { role: "system", content: "S" },
+          { role: "user", content: "U" },
+        ],
+        "N",
+      ),
+    ).toEqual([
+      { role: "system", content: "S\n\nN" },
+      { role: "user", content: "U" },
+    ]);
+    expect(withMemory([{ role: "user", content: "U" }], "N")).toEqual([
+      { role: "system", content: "N" },
+      { role: "user", content: "U" },
+    ]);
+    expect(withMemory([{ role: "user", content: "U" }], undefined)).toEqual([{ role: "user", content: "U" }]);
+  });
+});

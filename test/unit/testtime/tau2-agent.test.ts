@@ -1,0 +1,139 @@
+import { describe, expect, it } from "vitest";
+import { EnvaceError } from "../../../src/core/errors.js";
+import type { ToolCall } from "../../../src/core/messages.js";
+import type { ToolResult, ToolSchema } from "../../../src/core/tools.js";
+import type { Tau2DomainLike, Tau2EnvLike } from "../../../src/bench/tau2/env-port.js";
+import { runTau2 } from "../../../src/bench/tau2/run-tau2.js";
+import type { Tau2TaskView } from "../../../src/bench/tau2/types.js";
+import type { Tau2UserSimulator } from "../../../src/bench/tau2/user-simulator.js";
+import { guardTau2, RehearsingTau2Agent } from "../../../src/testtime/index.js";
+import { ScriptedPolicy } from "../../../src/testing/index.js";
+import { call, result } from "./fixtures.js";
+
+const TOOLS: ToolSchema[] = [
+  {
+    name: "set_value",
+    description: "Set a key",
+    parameters: {
+      type: "object",
+      properties: { key: { type: "string" }, value: { type: "integer" } },
+      required: ["key", "value"],
+    },
+  },
+];
+
+class KvEnv implements Tau2EnvLike {
+  db: Record<string, number> = {};
+  log: ToolCall[] = [];
+  tools() {
+    return TOOLS;
+  }
+  async call(c: ToolCall): Promise<ToolResult> {
+    this.log.push(c);
+    if (c.name !== "set_value") return { ok: false, error: new EnvaceError("TOOL_NOT_AVAILABLE", "no") };
+    this.db[String(c.arguments.key)] = Number(c.arguments.value);
+    return { ok: true, content: `set ${String(c.arguments.key)}` };
+  }
+  snapshot() {
+    return this.db;
+  }
+  dumpDb() {
+    return { ...this.db };
+  }
+  hash() {
+    return JSON.stringify(this.db);
+  }
+}
+
+function domain(tasks: Tau2TaskView[]): Tau2DomainLike & { envs: KvEnv[] } {
+  const envs: KvEnv[] = [];
+  return {
+    name: "kv",
+    policy: "Set values when asked.",
+    tasks,
+    splits: {},
+    envs,
+    createEnv() {
+      const e = new KvEnv();
+      envs.push(e);
+      return e;
+    },
+  };
+}
+
+const task = (id: string): Tau2TaskView => ({
+  id,
+  evaluation_criteria: {
+    actions: [{ name: "set_value", arguments: { key: "a", value: 5 } }],
+    reward_basis: ["ACTION"],
+  },
+});
+
+/** Asks once, then stops; counts every call it gets. */
+function countingUser(): Tau2UserSimulator & { calls: number } {
+  const u = {
+    name: "counting-user",
+    calls: 0,
+    start() {
+      let k = 0;
+      return {
+        next: async () => {
+          u.calls++;
+          return { content: k++ === 0 ? "Please set a to 5." : "Thanks ###STOP###" };
+        },
+      };
+    },
+  };
+  return u;
+}
+
+describe("RehearsingTau2Agent in the τ² loop", () => {
+  it.each(["parallel", "sequential"] as const)(
+    "%s:3 — no env or user call while rehearsing; exactly the committed ones",
+    async (mode) => {
+      const policy = new ScriptedPolicy({
+        act: [
+          (r) => {
+            const last = r.messages[r.messages.length - 1]!;
+            if (r.messages[0]!.content.startsWith("You review")) return "NOTE";
+            return last.role === "user" ? call("set_value", { key: "a", value: 5 }) : "Done: a is 5.";
+          },
+        ],
+        rehearse: [result({ ok: true, key: "a" })],
+        repeatLast: true,
+      });
+      const d = domain([task("t1"), task("t2")]);
+      const rawUser = countingUser();
+      const guarded = guardTau2(d, rawUser);
+      const agent = new RehearsingTau2Agent(policy, {
+        rehearsal: { mode, n: 3, memory: "digest", promptVariant: "compact" },
+        phaseFor: guarded.phaseFor,
+      });
+      const summary = await runTau2({
+        bench: "tau2:kv",
+        domain: guarded.domain,
+        agent,
+        user: guarded.user,
+        concurrency: 2,
+      });
+      expect(summary.results.map((r) => r.success)).toEqual([true, true]);
+      expect(agent.sessions).toHaveLength(2);
+      for (const s of agent.sessions) {
+        expect(s.phase.realCalls).toBe(0);
+        expect(s.phase.userCalls).toBe(0);
+        expect(s.phase.committedCalls).toBe(1);
+        // one user turn → one rehearsal of 3 attempts (act, rehearse, act each)
+        expect(s.stats).toMatchObject({ phases: 1, attempts: 3, calls: { act: 6, rehearse: 3 } });
+      }
+      // the user simulator was asked exactly twice per episode (the request and the stop)
+      expect(rawUser.calls).toBe(4);
+      // the episodes' environments (the first two made; the evaluator makes more to replay) saw exactly the committed call
+      expect(d.envs.slice(0, 2).map((e) => e.log.map((c) => c.name))).toEqual([["set_value"], ["set_value"]]);
+      // the committed actor saw the memory in its system message
+      const committed = policy
+        .callsFor("act")
+        .filter((c) => c.request.messages[0]!.content.includes("Before acting you rehearsed"));
+      expect(committed).toHaveLength(4);
+    },
+  );
+});
