@@ -3,3 +3,162 @@ export type { ErrorCode } from "./core/errors.js";
 export type { Message, Role, ToolCall, PolicyRole } from "./core/messages.js";
 export type { ToolSchema, ToolResult, JSONSchema } from "./core/tools.js";
 export type { Environment } from "./envs/env.js";
+export {
+  OpenAIChatModel,
+  EndpointPool,
+  WorkerClient,
+  startWorker,
+  ensureWorkerEnv,
+} from "./engines/index.js";
+export type {
+  OpenAIChatModelOptions,
+  EndpointPoolOptions,
+  EndpointPoolStats,
+  StartWorkerOptions,
+  WorkerProcess,
+  TokenizeOutput,
+  ForwardBackwardInput,
+  OptimStepOutput,
+} from "./engines/index.js";
+export {
+  connectMcpStdio,
+  connectMcpHttp,
+  McpEnvironment,
+  recordingEnvironment,
+  ExampleLog,
+  jsonlFileSink,
+} from "./envs/mcp/index.js";
+export type {
+  McpEnvironmentOptions,
+  StdioServerOptions,
+  HttpServerOptions,
+  ExampleSink,
+} from "./envs/mcp/index.js";
+export { fetchBenchmarkData, BENCHMARKS } from "./bench/data/index.js";
+export type { Benchmark, FetchReport } from "./bench/data/index.js";
+export { resolveDataDir } from "./bench/data-dir.js";
+export {
+  TOOLWORLD_DOMAINS,
+  TOOLWORLD_TRAIN_DOMAINS,
+  TOOLWORLD_HELDOUT_DOMAINS,
+  generateTasks,
+  createToolworldEnv,
+  ToolworldEnvironment,
+  goldSolve,
+  toolworldVocabulary,
+  toolworldCorpus,
+  toolworldResultValue,
+} from "./envs/toolworld/index.js";
+export type { GenerateOptions, ToolworldSplit, GoldRun, GoldTurn, GoldCall, ToolworldState } from "./envs/toolworld/index.js";
+export {
+  loadTasks,
+  parseTasks,
+  runEpisode,
+  runEpisodes,
+  groupJobs,
+  boundedChatModel,
+  realResponder,
+  simulatorResponder,
+  rehearsalResponder,
+  buildRehearsalPrompt,
+  parseExecutionResult,
+  formatToolError,
+} from "./rollout/index.js";
+export type {
+  Row,
+  ResponderMode,
+  EndReason,
+  ToolCallRecord,
+  EpisodeResult,
+  EpisodeOptions,
+  EpisodeJob,
+  RunEpisodesOptions,
+  Responder,
+  EnvFactory,
+  ModelResponderOptions,
+  RehearsalPromptVariant,
+} from "./rollout/index.js";
+export { scoreEpisode, scoreTurn, scoreRules, llmJudge } from "./reward/index.js";
+export type { Judge, TurnTranscript, EpisodeScore, LlmJudgeOptions } from "./reward/index.js";
+export { canonicalJson, defaultDataDir, loadTau2Domain, resultToString } from "./envs/tau2/index.js";
+export type { Tau2Domain, Tau2DomainName, Tau2Environment, Tau2Task } from "./envs/tau2/index.js";
+export {
+  roleWiseAdvantages,
+  groupAdvantages,
+  parseTrainConfig,
+  loadTrainConfig,
+  runTrainLoop,
+  rolloutSampler,
+  realEnvEvaluator,
+  trainFromConfig,
+  runSft,
+  toSftSequence,
+  actingExample,
+  rehearsingExample,
+  rehearsingExamplesFromEpisode,
+  learningRate,
+} from "./train/index.js";
+export type {
+  TrainConfig,
+  TrainEngine,
+  TrainSequence,
+  EpisodeSampler,
+  Evaluator,
+  TrainLoopDeps,
+  TrainSummary,
+  StepMetrics,
+  SftExample,
+} from "./train/index.js";
+export { passHatK, passHatKs, isSuccessful, registerBench, getBench, listBenches } from "./bench/index.js";
+export type { BenchRunner, BenchSummary, EvalOptions } from "./bench/index.js";
+export {
+  evaluateEpisode as evaluateTau2Episode,
+  runEpisode as runTau2Episode,
+  runTau2,
+  LLMAgent as Tau2LLMAgent,
+  LLMUserSimulator as Tau2LLMUserSimulator,
+  goldAgent as tau2GoldAgent,
+  noopAgent as tau2NoopAgent,
+  replayAgent as tau2ReplayAgent,
+  readReplayFile as readTau2ReplayFile,
+  scriptedUser as tau2ScriptedUser,
+  tau2BenchRunner,
+} from "./bench/tau2/index.js";
+export type {
+  Tau2Agent,
+  Tau2UserSimulator,
+  Tau2Message,
+  Tau2RunOptions,
+  Tau2RunSummary,
+  Tau2TrialResult,
+  Tau2Evaluation,
+  ComponentResult as Tau2ComponentResult,
+} from "./bench/tau2/index.js";
+export {
+  rehearseThenCommit,
+  runEpisodeWithRehearsal,
+  rehearse,
+  liveTask,
+  emptyRehearsalStats,
+  parseRehearsalSpec,
+  digestAttempts,
+  withMemory,
+  RehearsalPhase,
+  GuardedEnvironment,
+} from "./testtime/index.js";
+export type {
+  RehearsalMode,
+  RehearsalMemoryKind,
+  RehearsalScope,
+  RehearsalOptions,
+  RehearsalStats,
+  RehearsalAttempt,
+  RehearseThenCommitInput,
+  CommittedTurn,
+  RehearsalEpisodeOptions,
+  RehearsalEpisodeResult,
+} from "./testtime/index.js";
+export { toolworldBenchRunner } from "./bench/toolworld/index.js";
+export type { ToolworldSummary, ToolworldTrialResult } from "./bench/toolworld/index.js";
+export { playTurn } from "./rollout/index.js";
+export type { TurnOutcome } from "./rollout/index.js";

@@ -1,11 +1,16 @@
 import type { Command } from "commander";
 import * as report from "./commands/report.js";
+import * as mcp from "./commands/mcp.js";
+import * as data from "./commands/data.js";
+import * as worker from "./commands/worker.js";
+import * as train from "./commands/train.js";
+import * as evalCommand from "./commands/eval.js";
 
 /**
  * Every subcommand lives in its own file under `commands/` and exports `register(program)`.
  * Add one import and one list entry per command.
  */
-const commands: { register(program: Command): void }[] = [report];
+const commands: { register(program: Command): void }[] = [report, mcp, data, worker, train, evalCommand];
 
 export function registerCommands(program: Command): void {
   for (const c of commands) c.register(program);

@@ -7,11 +7,15 @@ import { z } from "zod";
  * repeated here.
  */
 
-export const HealthResponseSchema = z.object({
+export const HealthResponseSchema = z.looseObject({
   status: z.string(),
   model: z.string(),
   step: z.number().int(),
   world_size: z.number().int(),
+  /** True when only LoRA adapters train. */
+  lora: z.boolean().optional(),
+  /** Sampling/training counters (e.g. `max_batch_requests` > 1 shows dynamic batching at work). */
+  metrics: z.record(z.string(), z.number()).optional(),
 });
 export type HealthResponse = z.infer<typeof HealthResponseSchema>;
 
@@ -31,9 +35,12 @@ export type TokenizeRequest = z.infer<typeof TokenizeRequestSchema>;
 export const TokenSpanSchema = z.object({
   /** Index of the message in the request. */
   message: z.number().int(),
+  role: z.string().optional(),
   /** Token range [start, end) of that message in `token_ids`. */
   start: z.number().int(),
   end: z.number().int(),
+  /** Assistant messages: where a sampled completion would begin (after the role header). */
+  completion_start: z.number().int().optional(),
 });
 export type TokenSpan = z.infer<typeof TokenSpanSchema>;
 
@@ -49,8 +56,10 @@ export type LossFn = z.infer<typeof LossFnSchema>;
 export const TrainSequenceSchema = z.object({
   token_ids: z.array(z.number().int()),
   loss_mask: z.array(z.number()),
-  advantages: z.array(z.number()),
-  sampling_logprobs: z.array(z.number()).optional(),
+  /** Required except for cross_entropy. */
+  advantages: z.array(z.number()).optional(),
+  /** Required by importance_sampling and ppo; entries at unmasked positions are ignored. */
+  sampling_logprobs: z.array(z.number().nullable()).optional(),
 });
 export type TrainSequence = z.infer<typeof TrainSequenceSchema>;
 
@@ -70,8 +79,10 @@ export const ForwardBackwardRequestSchema = z.object({
 export type ForwardBackwardRequest = z.infer<typeof ForwardBackwardRequestSchema>;
 
 export const ForwardBackwardResponseSchema = z.looseObject({
-  loss: z.number(),
-  metrics: z.record(z.string(), z.number()).default({}),
+  /** null with `nonfinite: true` when the loss was not finite: the next optim_step skips. */
+  loss: z.number().nullable(),
+  nonfinite: z.boolean().optional(),
+  metrics: z.record(z.string(), z.number().nullable()).default({}),
 });
 export type ForwardBackwardResponse = z.infer<typeof ForwardBackwardResponseSchema>;
 
@@ -87,6 +98,7 @@ export const OptimStepResponseSchema = z.looseObject({
   // null when the gradient was non-finite and the step was skipped
   grad_norm: z.number().nullable(),
   skipped: z.boolean().optional(),
+  reason: z.string().optional(),
 });
 export type OptimStepResponse = z.infer<typeof OptimStepResponseSchema>;
 
@@ -95,6 +107,15 @@ export const CheckpointRequestSchema = z.object({
   optimizer: z.boolean().optional(),
 });
 export type CheckpointRequest = z.infer<typeof CheckpointRequestSchema>;
+
+export const CheckpointResponseSchema = z.looseObject({
+  path: z.string(),
+  step: z.number().int(),
+  optimizer: z.boolean(),
+});
+export type CheckpointResponse = z.infer<typeof CheckpointResponseSchema>;
+
+export const StepResponseSchema = z.looseObject({ step: z.number().int() });
 
 /** Error bodies: FastAPI's `{detail}` or OpenAI's `{error: {message}}`. */
 export const WorkerErrorBodySchema = z.union([

@@ -1,1 +1,14 @@
-export {};
+export { startMockOpenAIServer } from "./mock-openai-server.js";
+export type {
+  MockOpenAIServer,
+  MockOpenAIServerOptions,
+  MockChatBody,
+  MockChoice,
+  MockReply,
+  MockFailure,
+  MockRequestRecord,
+} from "./mock-openai-server.js";
+export { ScriptedPolicy, fakeTokenIds } from "./scripted-policy.js";
+export type { ScriptedOutput, ScriptedRule, ScriptedPolicyOptions, ScriptedCall } from "./scripted-policy.js";
+export { CountingEnvironment } from "./counting-environment.js";
+export { InMemoryTrainEngine } from "../train/in-memory-engine.js";

@@ -1,0 +1,63 @@
+import cliProgress from "cli-progress";
+import type { Command } from "commander";
+import { join } from "node:path";
+import { loadTrainConfig } from "../../train/config.js";
+import { trainFromConfig } from "../../train/run.js";
+
+interface TrainFlags {
+  config: string;
+  resume?: boolean;
+  out: string;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+/** `envace train`: the RL loop (rehearsal | simulator | real) from a config file. */
+export function register(program: Command): void {
+  program
+    .command("train")
+    .description(
+      "Train the policy with role-wise GRPO (world rehearsal, a frozen simulator, or real environments)",
+    )
+    .requiredOption("--config <file>", "training config (YAML or JSON); see examples/")
+    .option("--out <dir>", "output folder: metrics.jsonl and checkpoints/", "runs/train")
+    .option("--resume", "continue from the latest checkpoint in --out")
+    .option("--json", "print a final summary object on stdout")
+    .option("--verbose", "echo the worker's log to stderr")
+    .action(async (flags: TrainFlags) => {
+      const config = loadTrainConfig(flags.config);
+      // Progress on stderr; stdout stays machine-readable for --json.
+      const bar = new cliProgress.SingleBar(
+        {
+          stream: process.stderr,
+          format: "train |{bar}| step {value}/{total} | reward {reward} | {status}",
+          hideCursor: false,
+        },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(config.steps, 0, { reward: "-", status: "starting worker" });
+      let summary;
+      try {
+        summary = await trainFromConfig(config, {
+          outDir: flags.out,
+          resume: flags.resume === true,
+          onSftStep: (s) =>
+            bar.update({ status: `sft warm-up ${s.step}/${s.steps} loss ${s.loss.toFixed(3)}` }),
+          onEpisode: (done, total) => bar.update({ status: `episodes ${done}/${total}` }),
+          onStep: (m) =>
+            bar.update(m.step, {
+              reward: m.reward_mean === null ? "-" : m.reward_mean.toFixed(3),
+              status: m.eval ? `eval success ${(m.eval.success_rate * 100).toFixed(0)}%` : "",
+            }),
+          ...(flags.verbose ? { onWorkerLog: (l: string) => process.stderr.write(`[worker] ${l}\n`) } : {}),
+        });
+      } finally {
+        bar.stop();
+      }
+      if (flags.json) process.stdout.write(JSON.stringify(summary) + "\n");
+      else
+        process.stderr.write(
+          `done: ${summary.last_step} steps; metrics in ${join(flags.out, "metrics.jsonl")}\n`,
+        );
+    });
+}

@@ -1,0 +1,115 @@
+import type { PolicyRole } from "../core/messages.js";
+import type { EpisodeResult } from "../rollout/types.js";
+
+/**
+ * Role-wise GRPO advantages (ARCHITECTURE.md, "Reward and advantages").
+ *
+ * A group is the G episodes of one task. Inside a group, every (group, role) pair is its own GRPO
+ * group whose members are that role's ROWS (one row per model call), each carrying its episode's
+ * reward. This is exactly the reference's `group_by_agent_id=True` grouping (`uid_role` index in
+ * verl's `compute_advantage`, then `compute_grpo_outcome_advantage` extending each group with every
+ * row's score): an episode with more rows of a role weighs more in that role's baseline.
+ *
+ * Reference quirks reproduced on purpose:
+ * - the std is the unbiased one (torch.std, n − 1);
+ * - a (group, role) with a single row uses baseline 0 and std 1, so its advantage is its reward;
+ * - a (group, role) whose rows all have the same reward gets advantage 0 on every row. We also mark
+ *   it `zeroVariance`, count it, and leave its rows out of the update (they carry no gradient).
+ */
+export const POLICY_ROLES: readonly PolicyRole[] = ["act", "rehearse"];
+
+export interface AdvantageOptions {
+  /** Divide by (std + eps) as in the original GRPO; false is Dr.GRPO (mean-centred only). */
+  normalizeStd: boolean;
+  eps: number;
+  /** Roles being trained. Frozen roles contribute no rows. */
+  trainRoles: Record<PolicyRole, boolean>;
+}
+
+export interface GroupStats {
+  /** Rows of this role in the group (after masking and freezing). */
+  rows: number;
+  baseline: number;
+  std: number;
+  /** All rows have the same reward (and more than one row): no gradient. */
+  zeroVariance: boolean;
+}
+
+/** Advantage of one row of one (role) group: baseline, scale and per-row output. */
+export function groupAdvantages(
+  rewardByRow: readonly number[],
+  opts: Pick<AdvantageOptions, "normalizeStd" | "eps">,
+): GroupStats & { advantageByRow: number[] } {
+  const n = rewardByRow.length;
+  if (n === 0) return { rows: 0, baseline: 0, std: 0, zeroVariance: false, advantageByRow: [] };
+  if (n === 1) {
+    // Reference: a one-member group has mean 0 and std 1.
+    const r = rewardByRow[0]!;
+    return {
+      rows: 1,
+      baseline: 0,
+      std: 1,
+      zeroVariance: false,
+      advantageByRow: [opts.normalizeStd ? r / (1 + opts.eps) : r],
+    };
+  }
+  const first = rewardByRow[0]!;
+  if (rewardByRow.every((r) => r === first)) {
+    return { rows: n, baseline: first, std: 0, zeroVariance: true, advantageByRow: rewardByRow.map(() => 0) };
+  }
+  const baseline = rewardByRow.reduce((a, b) => a + b, 0) / n;
+  const std = Math.sqrt(rewardByRow.reduce((a, r) => a + (r - baseline) ** 2, 0) / (n - 1));
+  const advantageByRow = rewardByRow.map((r) =>
+    opts.normalizeStd ? (r - baseline) / (std + opts.eps) : r - baseline,
+  );
+  return { rows: n, baseline, std, zeroVariance: false, advantageByRow };
+}
+
+/** One trainable row with its advantage, pointing back into the group's episodes. */
+export interface ScoredRow {
+  /** Index of the episode in the group array. */
+  episode: number;
+  /** Index of the row in that episode's `rows`. */
+  row: number;
+  role: PolicyRole;
+  reward: number;
+  advantage: number;
+  /** False when the row's (group, role) had zero variance: it is left out of the update. */
+  trainable: boolean;
+}
+
+export interface GroupResult {
+  rows: ScoredRow[];
+  byRole: Record<PolicyRole, GroupStats>;
+  /** Episodes excluded because the judge failed (reward undefined). */
+  masked: number;
+}
+
+/** Role-wise advantages for one task group. Masked episodes and frozen roles contribute no rows. */
+export function roleWiseAdvantages(episodes: readonly EpisodeResult[], opts: AdvantageOptions): GroupResult {
+  const rows: ScoredRow[] = [];
+  const byRole = {} as Record<PolicyRole, GroupStats>;
+  let masked = 0;
+  for (const e of episodes) if (e.masked || e.reward === undefined) masked++;
+
+  for (const role of POLICY_ROLES) {
+    if (!opts.trainRoles[role]) {
+      byRole[role] = { rows: 0, baseline: 0, std: 0, zeroVariance: false };
+      continue;
+    }
+    const members: Array<{ episode: number; row: number; reward: number }> = [];
+    episodes.forEach((e, episode) => {
+      if (e.masked || e.reward === undefined) return;
+      e.rows.forEach((r, row) => {
+        if (r.role === role) members.push({ episode, row, reward: e.reward! });
+      });
+    });
+    const rewardByRow = members.map((m) => m.reward);
+    const { advantageByRow, ...stats } = groupAdvantages(rewardByRow, opts);
+    byRole[role] = stats;
+    members.forEach((m, i) =>
+      rows.push({ ...m, role, advantage: advantageByRow[i]!, trainable: !stats.zeroVariance }),
+    );
+  }
+  return { rows, byRole, masked };
+}

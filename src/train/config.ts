@@ -1,0 +1,277 @@
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { EnvaceError } from "../core/errors.js";
+
+/**
+ * `envace train` configuration: one flat, validated object (YAML or JSON), snake_case as written in
+ * the file, a one-line doc per field, defaults that run. Relative paths are resolved against the
+ * config file's folder by `loadTrainConfig`.
+ */
+
+const RoleModeZ = z.enum(["train", "frozen"]);
+
+/** A chat endpoint (OpenAI-compatible): a frozen simulator or the judge. */
+const EndpointZ = z
+  .object({
+    /** Server root including `/v1`. */
+    base_url: z.string().url(),
+    /** Model name sent in requests. */
+    model: z.string().min(1),
+    /** Optional API key (otherwise $OPENAI_API_KEY or a placeholder for local servers). */
+    api_key: z.string().optional(),
+  })
+  .strict();
+
+/** Where tasks come from: JSONL files, or a generator for the toolworld demo domains. */
+const TaskSourceZ = z.union([
+  z.string().min(1),
+  z.array(z.string().min(1)).min(1),
+  z
+    .object({
+      /** Generate tasks instead of reading a file. */
+      generator: z.literal("toolworld"),
+      /** Toolworld domains to draw from (all when omitted). */
+      domains: z.array(z.string()).optional(),
+      /** Tasks to generate per domain. */
+      count: z.number().int().positive(),
+      /** Generator seed. */
+      seed: z.number().int().default(0),
+      /** `train` or `heldout` requests (the two never share a task). */
+      split: z.enum(["train", "heldout"]).default("train"),
+    })
+    .strict(),
+]);
+
+/** The trained policy: a worker we start (tiny model or HF model) or one already running. */
+const WorkerZ = z.union([
+  z
+    .object({
+      /** Build the tiny Qwen3-architecture model from a corpus (CPU runs). */
+      init: z
+        .object({
+          /** Corpus file for the BPE tokenizer (default: written from the training tasks). */
+          corpus: z.string().optional(),
+          /** Model size: xs | s | m. */
+          size: z.enum(["xs", "s", "m"]).default("xs"),
+          /** File with one whole token per line added to the vocabulary (ids, names). */
+          vocab_extra: z.string().optional(),
+          /** Initialisation seed. */
+          seed: z.number().int().default(0),
+        })
+        .strict(),
+    })
+    .strict(),
+  z
+    .object({
+      /** Hugging Face model directory. */
+      model: z.string().min(1),
+      /** LoRA rank (0 or omitted: full fine-tuning). */
+      lora_rank: z.number().int().nonnegative().optional(),
+    })
+    .strict(),
+]);
+
+export const TrainConfigZ = z
+  .object({
+    /** The policy's worker to start. Exactly one of `worker` and `endpoint`. */
+    worker: WorkerZ.optional(),
+    /** URL of an already running worker (root, e.g. http://127.0.0.1:8000). */
+    endpoint: z.string().url().optional(),
+    /** Training tasks. */
+    tasks: TaskSourceZ,
+    /** Held-out tasks for evaluation on real environments (none: no evaluation). */
+    eval_tasks: TaskSourceZ.optional(),
+    /** How tool calls are answered during training rollouts. */
+    mode: z.enum(["rehearsal", "simulator", "real"]).default("rehearsal"),
+    /**
+     * The frozen simulator (required in `simulator` mode): an endpoint, or a worker we start (with
+     * `sft`, it is first fine-tuned on the rehearsing examples, then frozen).
+     */
+    simulator: z.union([EndpointZ, z.object({ worker: WorkerZ }).strict()]).optional(),
+    /** Episodes per task (G). */
+    group_size: z.number().int().min(1).default(4),
+    /** Task groups per optimizer step. */
+    tasks_per_step: z.number().int().min(1).default(2),
+    /** Number of optimizer steps. */
+    steps: z.number().int().min(1).default(10),
+    /** Peak learning rate. */
+    lr: z.number().positive().default(1e-5),
+    /** Linear warm-up steps (from lr/warmup to lr). */
+    warmup_steps: z.number().int().nonnegative().default(0),
+    /** Learning-rate schedule after warm-up: constant, or cosine decay to 0 at the last step. */
+    lr_schedule: z.enum(["constant", "cosine"]).default("constant"),
+    /** AdamW weight decay. */
+    weight_decay: z.number().nonnegative().default(0),
+    /** Gradient clipping (global norm). */
+    max_grad_norm: z.number().positive().default(1),
+    /** Policy loss. */
+    loss: z
+      .object({
+        /** `ppo` (clipped) or `importance_sampling` (unclipped REINFORCE with p/q). */
+        fn: z.enum(["ppo", "importance_sampling"]).default("ppo"),
+        /** Lower clip bound ε_low: ratio ≥ 1 − clip_low. */
+        clip_low: z.number().nonnegative().default(0.2),
+        /** Upper clip bound ε_high: ratio ≤ 1 + clip_high. */
+        clip_high: z.number().nonnegative().default(0.28),
+        /** KL-to-reference coefficient (0: none). */
+        kl_coef: z.number().nonnegative().default(0),
+      })
+      .strict()
+      .default({ fn: "ppo", clip_low: 0.2, clip_high: 0.28, kl_coef: 0 }),
+    /** SFT warm-up before step 1 on gold trajectories (toolworld tasks): acting and rehearsing. */
+    sft: z
+      .object({
+        /** Passes over the SFT examples. */
+        epochs: z.number().int().min(1).default(3),
+        /** Peak learning rate (warm-up 10% of steps, then cosine). */
+        lr: z.number().positive().default(1e-4),
+        /** Examples per optimizer step. */
+        batch_size: z.number().int().min(1).default(8),
+        /** Which roles get SFT examples. */
+        roles: z
+          .array(z.enum(["act", "rehearse"]))
+          .min(1)
+          .default(["act", "rehearse"]),
+      })
+      .strict()
+      .optional(),
+    /** Divide advantages by the group's std (GRPO); false: mean-centred only (Dr.GRPO). */
+    normalize_std: z.boolean().default(true),
+    /** Epsilon added to the std. */
+    std_eps: z.number().positive().default(1e-6),
+    /** Which roles are trained; a frozen role contributes no rows. */
+    roles: z
+      .object({ act: RoleModeZ.default("train"), rehearse: RoleModeZ.default("train") })
+      .strict()
+      .default({ act: "train", rehearse: "train" }),
+    /** One model for both roles (default) or a separate model per role. */
+    shared_model: z.boolean().default(true),
+    /** Rollout limits. */
+    limits: z
+      .object({
+        /** Max assistant turns per user turn before the episode ends. */
+        max_assistant_turns: z.number().int().min(1).default(8),
+        /** Max tool calls in one assistant message. */
+        max_parallel_calls: z.number().int().min(1).default(4),
+        /** Max prompt + completion tokens of a model call; exceeding it ends the episode. */
+        context_budget: z.number().int().min(16).default(4096),
+        /** Max tokens sampled per model call. */
+        max_tokens: z.number().int().min(1).default(256),
+      })
+      .strict()
+      .default({ max_assistant_turns: 8, max_parallel_calls: 4, context_budget: 4096, max_tokens: 256 }),
+    /** Max tokens per `forward_backward` call (rows are packed into calls within it). */
+    token_budget: z.number().int().min(16).default(16384),
+    /** LLM judge for standards without a rule (none: rule standards only). */
+    judge: EndpointZ.optional(),
+    /** Answer a call identical to a task example with the recorded result (off, as in the reference). */
+    example_cache: z.boolean().default(false),
+    /** Save a checkpoint every N steps (the last step is always saved). */
+    checkpoint_every: z.number().int().min(1).default(5),
+    /** Evaluate on `eval_tasks` every N steps (0: only at the end). */
+    eval_every: z.number().int().nonnegative().default(0),
+    /** Episodes per eval task. */
+    eval_samples: z.number().int().min(1).default(1),
+    /** Sampling temperature during evaluation (0: greedy). */
+    eval_temperature: z.number().nonnegative().default(0),
+    /** Rehearsal prompt: `full` (reference-like) or `compact` (tiny models with short contexts). */
+    rehearsal_prompt: z.enum(["full", "compact"]).default("full"),
+    /** Seed for task sampling and rollouts. */
+    seed: z.number().int().default(0),
+    /** Max model calls in flight across all episodes. */
+    concurrency: z.number().int().min(1).default(8),
+    /** Sampling temperature during training. */
+    temperature: z.number().nonnegative().default(1),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if ((c.worker === undefined) === (c.endpoint === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["worker"],
+        message: "give exactly one of `worker` and `endpoint`",
+      });
+    }
+    if (c.mode === "simulator" && c.simulator === undefined) {
+      ctx.addIssue({ code: "custom", path: ["simulator"], message: "required when mode is `simulator`" });
+    }
+    if (c.roles.act === "frozen" && c.roles.rehearse === "frozen") {
+      ctx.addIssue({ code: "custom", path: ["roles"], message: "at least one role must be trained" });
+    }
+    if (c.endpoint !== undefined && !c.shared_model) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["shared_model"],
+        message: "separate models need `worker`, not `endpoint`",
+      });
+    }
+  });
+
+export type TrainConfig = z.infer<typeof TrainConfigZ>;
+export type TaskSource = z.infer<typeof TaskSourceZ>;
+
+/** Validate a parsed config object; errors name the field (`INVALID_CONFIG`). */
+export function parseTrainConfig(raw: unknown): TrainConfig {
+  const r = TrainConfigZ.safeParse(raw);
+  if (!r.success) {
+    const lines = r.error.issues.flatMap((i) => {
+      const at = (extra: string[]) => [...i.path.map(String), ...extra].join(".") || "(root)";
+      // an unknown key is named itself, so a typo points at the typo
+      if (i.code === "unrecognized_keys") return i.keys.map((k) => `${at([k])}: unknown field`);
+      return [`${at([])}: ${i.message}`];
+    });
+    throw new EnvaceError("INVALID_CONFIG", `invalid train config: ${lines.join("; ")}`, r.error.issues);
+  }
+  return r.data;
+}
+
+/** Read a YAML or JSON config file, validate it and resolve its paths against its folder. */
+export function loadTrainConfig(path: string): TrainConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new EnvaceError("INVALID_CONFIG", `cannot read config ${path}: ${(e as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text); // YAML is a superset of JSON
+  } catch (e) {
+    throw new EnvaceError("INVALID_CONFIG", `config ${path} is not valid YAML/JSON: ${(e as Error).message}`);
+  }
+  return resolveConfigPaths(parseTrainConfig(raw), dirname(resolve(path)));
+}
+
+export function resolveConfigPaths(c: TrainConfig, base: string): TrainConfig {
+  const p = (x: string): string => (isAbsolute(x) ? x : resolve(base, x));
+  const src = (s: TaskSource): TaskSource => (typeof s === "string" ? p(s) : Array.isArray(s) ? s.map(p) : s);
+  const worker = c.worker === undefined ? undefined : resolveWorker(c.worker, p);
+  const simWorker = c.simulator && "worker" in c.simulator ? resolveWorker(c.simulator.worker, p) : undefined;
+  return {
+    ...c,
+    ...(worker ? { worker } : {}),
+    ...(simWorker ? { simulator: { worker: simWorker } } : {}),
+    tasks: src(c.tasks),
+    ...(c.eval_tasks ? { eval_tasks: src(c.eval_tasks) } : {}),
+  };
+}
+
+/** `./x`, `../x` and absolute paths are files; anything else may be a hub id and is left alone. */
+function isLocalPath(x: string): boolean {
+  return isAbsolute(x) || x.startsWith("./") || x.startsWith("../");
+}
+
+type WorkerSpec = NonNullable<TrainConfig["worker"]>;
+
+function resolveWorker(w: WorkerSpec, p: (x: string) => string): WorkerSpec {
+  if ("model" in w) return { ...w, model: isLocalPath(w.model) ? p(w.model) : w.model };
+  return {
+    init: {
+      ...w.init,
+      ...(w.init.corpus ? { corpus: p(w.init.corpus) } : {}),
+      ...(w.init.vocab_extra ? { vocab_extra: p(w.init.vocab_extra) } : {}),
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import type { PolicyRole } from "../core/messages.js";
+import type { EpisodeResult } from "../rollout/types.js";
+import { POLICY_ROLES, type GroupResult } from "./advantages.js";
+
+/** Per-role numbers of one step. */
+export type ByRole<T> = Record<PolicyRole, T>;
+
+export interface RoleStats {
+  /** Mean reward over this role's rows (row-weighted, as the baseline). */
+  reward_mean: number | null;
+  adv_mean: number | null;
+  adv_std: number | null;
+  adv_min: number | null;
+  adv_max: number | null;
+  /** Rows that went into the update (not frozen, not masked, not in a zero-variance group). */
+  trained_rows: number;
+  /** Mean sampled tokens per row (response length). */
+  response_len_mean: number | null;
+  response_len_max: number | null;
+}
+
+/** One line of metrics.jsonl (snake_case, as written). */
+export interface StepMetrics {
+  step: number;
+  lr: number;
+  episodes: number;
+  /** Real environment calls during training rollouts (0 in rehearsal and simulator modes). */
+  env_calls: number;
+  /** Episodes excluded because the judge failed. */
+  masked: number;
+  /** Rows and sampled tokens produced, per role (unmasked episodes). */
+  rows: ByRole<number>;
+  tokens: ByRole<number>;
+  /** Mean episode reward (unmasked episodes). */
+  reward_mean: number | null;
+  success_rate: number | null;
+  role: ByRole<RoleStats>;
+  /** (group, role) pairs whose rows all had the same reward: no gradient. */
+  zero_variance_groups: ByRole<number>;
+  /** Rehearsed tool responses that failed the `<execution_result>` parser / all rehearsed responses. */
+  rehearse_parse_error_rate: number | null;
+  rehearse_parse_errors: Record<string, number>;
+  /** Tool calls the act role emitted that failed validation (format, unknown tool, schema). */
+  act_invalid_calls: number;
+  end_reasons: Record<string, number>;
+  forward_backward_calls: number;
+  loss: number | null;
+  grad_norm: number | null;
+  optim_skipped: boolean;
+  /** Worker restarts during this step. */
+  restarts: number;
+  time: { sample: number; train: number; judge: number };
+  eval?: EvalMetrics;
+}
+
+export interface EvalMetrics {
+  success_rate: number;
+  reward_mean: number | null;
+  episodes: number;
+  env_calls: number;
+}
+
+/** The rollout part of a step's metrics, computed from its groups and their advantages. */
+export function rolloutMetrics(
+  groups: readonly (readonly EpisodeResult[])[],
+  advantages: readonly GroupResult[],
+): Omit<
+  StepMetrics,
+  "step" | "lr" | "forward_backward_calls" | "loss" | "grad_norm" | "optim_skipped" | "restarts" | "time"
+> {
+  const episodes = groups.flat();
+  const live = episodes.filter((e) => !e.masked && e.reward !== undefined);
+  const rows = byRole(() => 0);
+  const tokens = byRole(() => 0);
+  const lensByRole = byRole<number[]>(() => []);
+  for (const e of live) {
+    for (const r of e.rows) {
+      rows[r.role]++;
+      tokens[r.role] += r.tokenIds.length;
+      lensByRole[r.role].push(r.tokenIds.length);
+    }
+  }
+  const scored = advantages.flatMap((g) => g.rows);
+  const role = byRole<RoleStats>((k) => {
+    const mine = scored.filter((r) => r.role === k);
+    const adv = mine.map((r) => r.advantage);
+    const lens = lensByRole[k];
+    return {
+      reward_mean: mean(mine.map((r) => r.reward)),
+      adv_mean: mean(adv),
+      adv_std: std(adv),
+      adv_min: adv.length ? Math.min(...adv) : null,
+      adv_max: adv.length ? Math.max(...adv) : null,
+      trained_rows: mine.filter((r) => r.trainable).length,
+      response_len_mean: mean(lens),
+      response_len_max: lens.length ? Math.max(...lens) : null,
+    };
+  });
+  const zero = byRole((k) => advantages.filter((g) => g.byRole[k].zeroVariance).length);
+
+  const rehearsed = episodes.flatMap((e) => e.calls.filter((c) => c.source === "rehearsal"));
+  const parseErrors: Record<string, number> = {};
+  for (const c of rehearsed)
+    if (c.parseError) parseErrors[c.parseError] = (parseErrors[c.parseError] ?? 0) + 1;
+  const nParseErrors = Object.values(parseErrors).reduce((a, b) => a + b, 0);
+  const endReasons: Record<string, number> = {};
+  for (const e of episodes) endReasons[e.endReason] = (endReasons[e.endReason] ?? 0) + 1;
+
+  return {
+    episodes: episodes.length,
+    env_calls: episodes.reduce((a, e) => a + e.envCalls, 0),
+    masked: episodes.length - live.length,
+    rows,
+    tokens,
+    reward_mean: mean(live.map((e) => e.reward!)),
+    success_rate: mean(live.map((e) => (e.success ? 1 : 0))),
+    role,
+    zero_variance_groups: zero,
+    rehearse_parse_error_rate: rehearsed.length ? nParseErrors / rehearsed.length : null,
+    rehearse_parse_errors: parseErrors,
+    act_invalid_calls: episodes.reduce(
+      (a, e) => a + e.calls.filter((c) => c.source === "validation").length,
+      0,
+    ),
+    end_reasons: endReasons,
+  };
+}
+
+function byRole<T>(f: (r: PolicyRole) => T): ByRole<T> {
+  return Object.fromEntries(POLICY_ROLES.map((r) => [r, f(r)])) as ByRole<T>;
+}
+
+export function mean(xs: readonly number[]): number | null {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+}
+
+function std(xs: readonly number[]): number | null {
+  const m = mean(xs);
+  if (m === null) return null;
+  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / xs.length);
+}

@@ -1,0 +1,176 @@
+import { describe, expect, it } from "vitest";
+import { groupAdvantages, roleWiseAdvantages, type AdvantageOptions } from "../../../src/train/advantages.js";
+import type { EpisodeResult } from "../../../src/rollout/types.js";
+import { episode } from "./helpers.js";
+
+const both = { act: true, rehearse: true };
+const raw: AdvantageOptions = { normalizeStd: false, eps: 1e-6, trainRoles: both };
+const norm: AdvantageOptions = { normalizeStd: true, eps: 1e-6, trainRoles: both };
+
+// Uneven rows per episode: E0 has 2 act + 1 rehearse rows, E1 1 act, E2 3 act + 2 rehearse.
+const uneven = (): EpisodeResult[] => [
+  episode(1, ["act", "rehearse", "act"]),
+  episode(0, ["act"]),
+  episode(0.5, ["act", "rehearse", "act", "rehearse", "act"]),
+];
+
+const advOf = (g: ReturnType<typeof roleWiseAdvantages>, role: string) =>
+  g.rows.filter((r) => r.role === role).map((r) => [r.episode, r.row, r.advantage] as const);
+
+describe("roleWiseAdvantages", () => {
+  it("uses a row-weighted baseline per role (uneven rows per episode), hand-computed", () => {
+    const g = roleWiseAdvantages(uneven(), raw);
+    // act rows' rewards [1,1,0,.5,.5,.5] → baseline 3.5/6 (not the episode mean 0.5)
+    expect(g.byRole.act.rows).toBe(6);
+    expect(g.byRole.act.baseline).toBeCloseTo(3.5 / 6, 12);
+    expect(g.byRole.act.std).toBeCloseTo(Math.sqrt(0.708333333333 / 5), 9);
+    const act = advOf(g, "act");
+    expect(act.map(([e, r]) => [e, r])).toEqual([
+      [0, 0],
+      [0, 2],
+      [1, 0],
+      [2, 0],
+      [2, 2],
+      [2, 4],
+    ]);
+    const expected = [5 / 12, 5 / 12, -7 / 12, -1 / 12, -1 / 12, -1 / 12];
+    act.forEach(([, , a], i) => expect(a).toBeCloseTo(expected[i]!, 12));
+    // rehearse rows' rewards [1,.5,.5] → baseline 2/3
+    const reh = advOf(g, "rehearse");
+    expect(reh.map(([e, r]) => [e, r])).toEqual([
+      [0, 1],
+      [2, 1],
+      [2, 3],
+    ]);
+    [1 / 3, -1 / 6, -1 / 6].forEach((x, i) => expect(reh[i]![2]).toBeCloseTo(x, 12));
+    expect(g.rows.every((r) => r.trainable)).toBe(true);
+  });
+
+  it("normalises by the unbiased std plus eps", () => {
+    const g = roleWiseAdvantages(uneven(), norm);
+    const std = Math.sqrt((1 / 9 + 2 / 36) / 2); // rehearse rows, n − 1 = 2
+    expect(g.byRole.rehearse.std).toBeCloseTo(std, 12);
+    const reh = advOf(g, "rehearse").map(([, , a]) => a);
+    expect(reh[0]).toBeCloseTo(1 / 3 / (std + 1e-6), 9);
+    expect(reh[1]).toBeCloseTo(-1 / 6 / (std + 1e-6), 9);
+  });
+
+  it("zero-variance groups get advantage 0, are counted and not trainable", () => {
+    const g = roleWiseAdvantages([episode(1, ["act", "rehearse"]), episode(1, ["act"])], raw);
+    expect(g.byRole.act).toMatchObject({ rows: 2, zeroVariance: true });
+    expect(g.rows.filter((r) => r.role === "act").every((r) => r.advantage === 0 && !r.trainable)).toBe(true);
+    // the single rehearse row is a one-member group: the reference gives it baseline 0
+    expect(g.byRole.rehearse).toMatchObject({ rows: 1, baseline: 0, std: 1, zeroVariance: false });
+    expect(g.rows.find((r) => r.role === "rehearse")).toMatchObject({ advantage: 1, trainable: true });
+  });
+
+  it("a single-episode group: its rows share one reward, so each role with >1 row is zero-variance", () => {
+    const g = roleWiseAdvantages([episode(0.7, ["act", "rehearse", "act"])], raw);
+    expect(g.byRole.act).toMatchObject({ rows: 2, zeroVariance: true, baseline: 0.7 });
+    expect(g.byRole.rehearse).toMatchObject({ rows: 1, zeroVariance: false });
+    expect(g.rows.find((r) => r.role === "rehearse")!.advantage).toBeCloseTo(0.7, 12);
+    const gn = roleWiseAdvantages([episode(0.7, ["act"])], norm);
+    expect(gn.rows[0]!.advantage).toBeCloseTo(0.7 / (1 + 1e-6), 12);
+  });
+
+  it("frozen roles contribute no rows and do not change the other role's baseline", () => {
+    const g = roleWiseAdvantages(uneven(), { ...raw, trainRoles: { act: true, rehearse: false } });
+    expect(g.rows.some((r) => r.role === "rehearse")).toBe(false);
+    expect(g.byRole.rehearse.rows).toBe(0);
+    expect(g.byRole.act.baseline).toBeCloseTo(3.5 / 6, 12);
+    const onlyReh = roleWiseAdvantages(uneven(), { ...raw, trainRoles: { act: false, rehearse: true } });
+    expect(onlyReh.rows.map((r) => r.role)).toEqual(["rehearse", "rehearse", "rehearse"]);
+  });
+
+  it("masked episodes are excluded and counted", () => {
+    const eps = uneven();
+    eps[1] = episode(undefined, ["act", "act", "act"]);
+    const g = roleWiseAdvantages(eps, raw);
+    expect(g.masked).toBe(1);
+    expect(g.rows.some((r) => r.episode === 1)).toBe(false);
+    // act rows now [1,1,.5,.5,.5] → baseline 3.5/5
+    expect(g.byRole.act.baseline).toBeCloseTo(0.7, 12);
+  });
+});
+
+describe("groupAdvantages", () => {
+  it("handles the empty group", () => {
+    expect(groupAdvantages([], norm)).toMatchObject({ rows: 0, advantageByRow: [] });
+  });
+});
+
+/**
+ * A line-by-line transcription of the reference (verl `compute_advantage` with
+ * group_by_agent_id=True: index = `${uid}_${agent_id}`, then `compute_grpo_outcome_advantage`,
+ * whose traj_accumulator extends each index's score list with every row's score), used as an oracle.
+ */
+function referenceGrpo(
+  uid: string[],
+  agentId: string[],
+  trajUid: string[],
+  scores: number[],
+  normByStd: boolean,
+  eps = 1e-6,
+): number[] {
+  const index = uid.map((u, i) => `${u}_${agentId[i]}`);
+  const trajAcc = new Map<string, number[]>();
+  scores.forEach((s, i) => {
+    const k = `${index[i]}|${trajUid[i]}`;
+    trajAcc.set(k, [...(trajAcc.get(k) ?? []), s]);
+  });
+  const id2score = new Map<string, number[]>();
+  for (const [k, list] of trajAcc) {
+    const idx = k.split("|")[0]!;
+    id2score.set(idx, [...(id2score.get(idx) ?? []), ...list]);
+  }
+  const id2mean = new Map<string, number>();
+  const id2std = new Map<string, number>();
+  for (const [idx, list] of id2score) {
+    if (list.length === 1) {
+      id2mean.set(idx, 0);
+      id2std.set(idx, 1);
+    } else {
+      const m = list.reduce((a, b) => a + b, 0) / list.length;
+      id2mean.set(idx, m);
+      id2std.set(idx, Math.sqrt(list.reduce((a, x) => a + (x - m) ** 2, 0) / (list.length - 1)));
+    }
+  }
+  return scores.map((s, i) =>
+    normByStd ? (s - id2mean.get(index[i]!)!) / (id2std.get(index[i]!)! + eps) : s - id2mean.get(index[i]!)!,
+  );
+}
+
+describe("reference uid_role grouping", () => {
+  it("reproduces verl's group_by_agent_id advantages row for row", () => {
+    // two task groups (uid a, b); rows flattened as the reference's batch
+    const groups = {
+      a: uneven(),
+      b: [
+        episode(0.25, ["rehearse", "act"]),
+        episode(0.75, ["act", "act", "rehearse"]),
+        episode(0.25, ["act"]),
+      ],
+    };
+    for (const normalizeStd of [false, true]) {
+      const uid: string[] = [],
+        agent: string[] = [],
+        traj: string[] = [],
+        score: number[] = [],
+        ours: number[] = [];
+      for (const [u, eps] of Object.entries(groups)) {
+        const g = roleWiseAdvantages(eps, { ...raw, normalizeStd });
+        eps.forEach((e, ei) =>
+          e.rows.forEach((r, ri) => {
+            uid.push(u);
+            agent.push(r.role);
+            traj.push(`${u}-${ei}`);
+            score.push(e.reward!);
+            ours.push(g.rows.find((s) => s.episode === ei && s.row === ri)!.advantage);
+          }),
+        );
+      }
+      const ref = referenceGrpo(uid, agent, traj, score, normalizeStd);
+      ref.forEach((x, i) => expect(ours[i]).toBeCloseTo(x, 9));
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { EnvaceError } from "../../../src/core/errors.js";
+import { loadTrainConfig, parseTrainConfig } from "../../../src/train/config.js";
+
+const minimal = { worker: { init: {} }, tasks: "tasks.jsonl" };
+
+function configError(raw: unknown): EnvaceError {
+  try {
+    parseTrainConfig(raw);
+  } catch (e) {
+    if (e instanceof EnvaceError) return e;
+    throw e;
+  }
+  throw new Error("expected an INVALID_CONFIG error");
+}
+
+describe("train config", () => {
+  it("fills defaults that run", () => {
+    const c = parseTrainConfig(minimal);
+    expect(c).toMatchObject({
+      mode: "rehearsal",
+      group_size: 4,
+      shared_model: true,
+      roles: { act: "train", rehearse: "train" },
+    });
+    expect(c.loss).toEqual({ fn: "ppo", clip_low: 0.2, clip_high: 0.28, kl_coef: 0 });
+    expect(c.worker).toEqual({ init: { size: "xs", seed: 0 } });
+  });
+
+  it.each([
+    [{ ...minimal, group_size: 0 }, "group_size"],
+    [{ ...minimal, mode: "dream" }, "mode"],
+    [{ ...minimal, loss: { fn: "ppo", clip_low: -1 } }, "loss.clip_low"],
+    [{ ...minimal, roles: { act: "train", rehearse: "sometimes" } }, "roles.rehearse"],
+    [{ ...minimal, lr: "fast" }, "lr"],
+    [{ ...minimal, typo_field: 1 }, "typo_field"],
+    [{ ...minimal, mode: "simulator" }, "simulator"],
+    [{ tasks: "t.jsonl" }, "worker"],
+    [{ ...minimal, endpoint: "http://127.0.0.1:1" }, "worker"],
+    [{ ...minimal, roles: { act: "frozen", rehearse: "frozen" } }, "roles"],
+    [{ worker: { init: {} } }, "tasks"],
+  ])("rejects %j naming %s", (raw, field) => {
+    const e = configError(raw);
+    expect(e.code).toBe("INVALID_CONFIG");
+    expect(e.message).toContain(`${field}:`);
+  });
+
+  it("loads YAML and resolves paths against the config's folder", () => {
+    const dir = mkdtempSync(join(tmpdir(), "envace-cfg-"));
+    const file = join(dir, "c.yaml");
+    writeFileSync(
+      file,
+      "worker:\n  init: {size: xs}\ntasks: data/tasks.jsonl\neval_tasks: [a.jsonl, /abs/b.jsonl]\nsteps: 3\n",
+    );
+    const c = loadTrainConfig(file);
+    expect(c.tasks).toBe(join(dir, "data/tasks.jsonl"));
+    expect(c.eval_tasks).toEqual([join(dir, "a.jsonl"), "/abs/b.jsonl"]);
+    expect(c.steps).toBe(3);
+  });
+
+  it("reports unparsable files as INVALID_CONFIG", () => {
+    const dir = mkdtempSync(join(tmpdir(), "envace-cfg-"));
+    writeFileSync(join(dir, "bad.yaml"), "steps: [1, 2\n");
+    expect(() => loadTrainConfig(join(dir, "bad.yaml"))).toThrow(/INVALID_CONFIG|not valid/);
+    expect(() => loadTrainConfig(join(dir, "missing.yaml"))).toThrow(/cannot read/);
+  });
+
+  it.each(["rehearsal", "simulator", "real"])("examples/%s.yaml is a valid config of its mode", (mode) => {
+    const c = loadTrainConfig(join(import.meta.dirname, "../../../examples", `${mode}.yaml`));
+    expect(c.mode).toBe(mode);
+    if (mode !== "rehearsal") expect(c.roles.rehearse).toBe("frozen");
+  });
+});
