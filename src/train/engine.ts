@@ -45,5 +45,5 @@ export interface Tokenizer {
     messages: Message[];
     tools?: ToolSchema[];
     addGenerationPrompt?: boolean;
-  }): Promise<{ tokenIds: number[]; spans: Array<{ message: number; start: number; end: number }> }>;
+  }): Promise<{ tokenIds: number[]; spans: Array<{ message: number; start: number; end: number; completionStart?: number }> }>;
 }

@@ -102,15 +102,34 @@ export async function toSftSequence(tok: Tokenizer, ex: SftExample): Promise<Tra
   for (const k of ex.targets) {
     const span = full.spans.find((s) => s.message === k);
     if (!span) continue;
-    const prefix = await tok.tokenize({
-      messages: ex.messages.slice(0, k),
-      ...(ex.tools ? { tools: ex.tools } : {}),
-      addGenerationPrompt: true,
-    });
-    const start = Math.max(span.start, Math.min(prefix.tokenIds.length, span.end));
-    for (let i = start; i < span.end; i++) lossMask[i] = 1;
+    // The worker reports where a completion begins (after the role header); servers that do not
+    // are asked for the prompt `messages[:k]` + generation prompt, whose length is that position.
+    const start =
+      span.completionStart ??
+      (
+        await tok.tokenize({
+          messages: ex.messages.slice(0, k),
+          ...(ex.tools ? { tools: ex.tools } : {}),
+          addGenerationPrompt: true,
+        })
+      ).tokenIds.length;
+    for (let i = Math.max(span.start, Math.min(start, span.end)); i < span.end; i++) lossMask[i] = 1;
   }
   return { tokenIds: full.tokenIds, lossMask, advantages: new Array<number>(full.tokenIds.length).fill(1) };
+}
+
+/** Tokenizes many examples with a few requests in flight (the worker batches nothing here, but HTTP latency hides). */
+async function toSftSequences(tok: Tokenizer, examples: readonly SftExample[], inFlight = 8): Promise<TrainSequence[]> {
+  const out: TrainSequence[] = new Array(examples.length);
+  let next = 0;
+  const run = async () => {
+    while (next < examples.length) {
+      const i = next++;
+      out[i] = await toSftSequence(tok, examples[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, examples.length) }, run));
+  return out;
 }
 
 export interface SftOptions {
@@ -133,8 +152,7 @@ export async function runSft(
   examples: readonly SftExample[],
   opts: SftOptions,
 ): Promise<{ steps: number; lossByStep: number[] }> {
-  const seqs: TrainSequence[] = [];
-  for (const ex of examples) seqs.push(await toSftSequence(tok, ex));
+  const seqs = await toSftSequences(tok, examples);
   const batchesPerEpoch = Math.ceil(seqs.length / opts.batchSize);
   const steps = batchesPerEpoch * opts.epochs;
   const lossByStep: number[] = [];
