@@ -1,0 +1,60 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { expect, it } from "vitest";
+import { startWorker } from "../../../src/engines/index.js";
+import { waitFor, writeTinyCorpus } from "./corpus.js";
+
+/** Pids of live processes whose command line mentions `needle` (Linux /proc). */
+function pidsMentioning(needle: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(needle)) out.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+it("runs data-parallel under torchrun with nproc 2, and stop() takes every rank down", async () => {
+  const { corpus } = writeTinyCorpus();
+  const w = await startWorker({ init: { corpus, size: "xs" }, nproc: 2 });
+  const leader = w.pid;
+  try {
+    expect((await w.client.health()).world_size).toBe(2);
+    // torchrun and its 2 ranks
+    expect(pidsMentioning(corpus)).toHaveLength(3);
+    const tok = await w.client.tokenize({
+      messages: [
+        { role: "user", content: "cancel order" },
+        { role: "assistant", content: "refund email" },
+      ],
+    });
+    const from = tok.spans[1]!.completionStart!;
+    const lossMask = tok.tokenIds.map((_, i) => (i >= from ? 1 : 0));
+    const seq = { tokenIds: tok.tokenIds, lossMask };
+    const fb = await w.client.forwardBackward({ sequences: [seq, seq], loss: { fn: "cross_entropy" } });
+    expect(Number.isFinite(fb.loss)).toBe(true);
+    const st = await w.client.optimStep({ lr: 1e-3 });
+    expect(st.step).toBe(1);
+  } finally {
+    await w.stop();
+  }
+  expect(pidsMentioning(corpus)).toEqual([]);
+  expect(leader).toBeGreaterThan(0);
+});
+
+it("takes the ranks down when torchrun itself is killed with SIGKILL", async () => {
+  const { corpus } = writeTinyCorpus();
+  const w = await startWorker({ init: { corpus, size: "xs" }, nproc: 2 });
+  try {
+    expect(pidsMentioning(corpus)).toHaveLength(3);
+    process.kill(w.pid, "SIGKILL");
+    await waitFor(() => pidsMentioning(corpus).length === 0, "the ranks to die with their launcher", 15_000);
+  } finally {
+    await w.stop();
+  }
+});
