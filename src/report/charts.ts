@@ -32,7 +32,7 @@ export function rewardCurveSpec(points: StepPoint[], title: string, colorField: 
     data: { values },
     mark: { type: "line", point: true },
     encoding: {
-      x: { field: "step", type: "quantitative", title: "RL step" },
+      x: { field: "step", type: "quantitative", title: "RL step", axis: { tickMinStep: 1, format: "d" } },
       y: { field: "reward", type: "quantitative", title: "mean reward", scale: { domain: [0, 1] } },
       color: { field: colorField, type: "nominal", title: colorField === "arm" ? "arm" : "arm · role" },
     },
@@ -74,7 +74,7 @@ export function successSpec(results: DemoResults): TopLevelSpec {
           mark: { type: "errorbar", ticks: true },
           encoding: {
             x: { field: "arm", type: "nominal", sort: null },
-            y: { field: "lo", type: "quantitative" },
+            y: { field: "lo", type: "quantitative", title: "success" },
             y2: { field: "hi" },
           },
         },

@@ -24,8 +24,9 @@ export function readResults(runDir: string): DemoResults {
 }
 
 /**
- * Per-step rewards of every arm from `arms/<arm>/metrics.jsonl`. `reward_mean` may be a number or
- * an object per role (`{act, rehearse}`); both are accepted.
+ * Per-step rewards of every arm from `arms/<arm>/metrics.jsonl`: the episode reward (`reward_mean`,
+ * role "episode") and each role's row-weighted reward (`role.<r>.reward_mean`). A `reward_mean`
+ * given as an object per role is read as per-role rewards too.
  */
 export function readStepPoints(runDir: string): StepPoint[] {
   const armsDir = join(runDir, "arms");
@@ -36,7 +37,7 @@ export function readStepPoints(runDir: string): StepPoint[] {
     if (!existsSync(file)) continue;
     for (const line of readFileSync(file, "utf8").split("\n")) {
       if (line.trim() === "") continue;
-      let m: { step?: unknown; reward_mean?: unknown };
+      let m: { step?: unknown; reward_mean?: unknown; role?: Record<string, { reward_mean?: unknown }> };
       try {
         m = JSON.parse(line) as typeof m;
       } catch {
@@ -44,11 +45,13 @@ export function readStepPoints(runDir: string): StepPoint[] {
       }
       if (typeof m.step !== "number") continue;
       const r = m.reward_mean;
-      if (typeof r === "number") points.push({ arm, step: m.step, role: "all", reward: r });
-      else if (r && typeof r === "object") {
-        for (const [role, v] of Object.entries(r as Record<string, unknown>)) {
-          if (typeof v === "number") points.push({ arm, step: m.step, role, reward: v });
-        }
+      if (typeof r === "number") points.push({ arm, step: m.step, role: "episode", reward: r });
+      const perRole: [string, unknown][] =
+        r && typeof r === "object"
+          ? Object.entries(r as Record<string, unknown>)
+          : Object.entries(m.role ?? {}).map(([role, v]) => [role, v?.reward_mean]);
+      for (const [role, v] of perRole) {
+        if (typeof v === "number") points.push({ arm, step: m.step, role, reward: v });
       }
     }
   }
@@ -59,28 +62,63 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 }
 
+/** Markdown tables and paragraphs of results.md as plain HTML (tables, headings, paragraphs). */
+function markdownTablesToHtml(md: string): string {
+  const out: string[] = [];
+  let rows: string[][] = [];
+  const flush = () => {
+    if (rows.length === 0) return;
+    const [head, ...body] = rows.filter((r) => !r.every((c) => /^-+$/.test(c)));
+    out.push(
+      `<table><thead><tr>${head!.map((c) => `<th>${escapeHtml(c)}</th>`).join("")}</tr></thead><tbody>` +
+        body.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("") +
+        "</tbody></table>",
+    );
+    rows = [];
+  };
+  for (const line of md.split("\n")) {
+    if (line.startsWith("|")) {
+      rows.push(line.slice(1, -1).split("|").map((c) => c.trim()));
+      continue;
+    }
+    flush();
+    if (line.startsWith("# ")) continue; // the page has its own title
+    if (line.startsWith("## ")) out.push(`<h3>${escapeHtml(line.slice(3))}</h3>`);
+    else if (line.startsWith("> ")) out.push(`<p class="note">${escapeHtml(line.slice(2))}</p>`);
+    else if (line.trim()) out.push(`<p>${escapeHtml(line)}</p>`);
+  }
+  flush();
+  return out.join("\n");
+}
+
 /** Builds the self-contained `report.html` (inline SVG charts, no scripts, viewable offline). */
 export async function buildReportHtml(runDir: string): Promise<string> {
   const results = readResults(runDir);
   const points = readStepPoints(runDir);
-  const actPoints = points.filter((p) => p.role === "act" || p.role === "all");
+  const episodePoints = points.filter((p) => p.role === "episode");
+  const armPoints = episodePoints.length > 0 ? episodePoints : points.filter((p) => p.role === "act");
   const charts: [string, string][] = [];
-  if (actPoints.length > 0) charts.push(["reward-per-arm", await renderSvg(rewardCurveSpec(actPoints, "Training reward per RL step (act role)", "arm"))]);
-  const rolePoints = points.filter((p) => p.role !== "all");
+  if (armPoints.length > 0) charts.push(["reward-per-arm", await renderSvg(rewardCurveSpec(armPoints, "Training reward per RL step (episode success)", "arm"))]);
+  const rolePoints = points.filter((p) => p.role !== "episode");
   if (rolePoints.length > 0) charts.push(["reward-per-role", await renderSvg(rewardCurveSpec(rolePoints, "Training reward per RL step and role", "series"))]);
   charts.push(["success", await renderSvg(successSpec(results))]);
   if (results.arms.some((a) => a.fidelity)) charts.push(["fidelity", await renderSvg(fidelitySpec(results))]);
 
   const table = resultsMarkdown(results);
+  const tables = markdownTablesToHtml(table);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>envace demo report</title>
 <style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-figure{margin:1.5em 0}pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:13px}</style></head>
+figure{margin:1.5em 0}pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:13px}
+table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left}
+th{background:#f0f0f0}.note{background:#fff4e0;border-left:4px solid #e8a33d;padding:.5em 1em}</style></head>
 <body><h1>envace demo report</h1>
 <p>Run directory: <code>${escapeHtml(runDir)}</code>. Every success number below was measured by running each arm's
 policy in the real environments.</p>
 ${charts.map(([id, svg]) => `<figure class="chart" id="${id}">${svg}</figure>`).join("\n")}
-<h2>Table</h2><pre>${escapeHtml(table)}</pre>
+<h2>Results</h2>
+${tables}
+<details><summary>Markdown (results.md)</summary><pre>${escapeHtml(table)}</pre></details>
 </body></html>
 `;
 }

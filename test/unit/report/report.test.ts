@@ -19,8 +19,13 @@ describe("report", () => {
   it("reads per-role rewards and skips a truncated line", () => {
     const { dir } = makeDemoRunDir();
     const points = readStepPoints(dir);
-    expect(points).toHaveLength(6);
-    expect(points.find((p) => p.step === 3 && p.role === "rehearse")?.reward).toBeCloseTo(0.7);
+    const envace = points.filter((p) => p.arm === "envace");
+    expect(envace).toHaveLength(6);
+    expect(envace.find((p) => p.step === 3 && p.role === "rehearse")?.reward).toBeCloseTo(0.7);
+    // loop format: one episode point and one act point per step; a null role reward is skipped
+    const real = points.filter((p) => p.arm === "real");
+    expect(real.map((p) => `${p.step}:${p.role}`)).toEqual(["1:episode", "1:act", "2:episode", "2:act"]);
+    expect(real.find((p) => p.step === 2 && p.role === "episode")?.reward).toBeCloseTo(0.4);
   });
 
   it("renders the table with every arm", () => {

@@ -1,0 +1,151 @@
+import cliProgress from "cli-progress";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { join } from "node:path";
+import { ensureWorkerEnv } from "../../engines/worker-env.js";
+import { armSpecs, type ArmName } from "../../demo/arms.js";
+import { runDemo, type DemoEvent } from "../../demo/pipeline.js";
+import { resultsMarkdown } from "../../report/markdown.js";
+
+interface DemoFlags {
+  quick?: boolean;
+  seed: number;
+  seeds: number;
+  out?: string;
+  cache: string;
+  arms?: string;
+  testtime: boolean;
+  json?: boolean;
+}
+
+const EXPLAIN = `
+What the table means: every arm starts from the same SFT model and gets the same RL budget.
+Only the "shop" environment exists during training; "bank" and "calendar" exist only as recorded
+traces; "library" is never seen in training. Success is measured afterwards in the REAL
+environments (all checklist standards met), mean ± 95% CI. "env calls in training" is how many
+real tool calls each arm needed to learn (0 for world rehearsal and the frozen simulator).
+Fidelity is how often the model's rehearsed tool response equals the real one; "rehearsed-world
+success" beside real success shows whether actor and rehearser co-adapted to an easier world.
+`;
+
+const int = (name: string, min: number) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
+  return n;
+};
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 13);
+}
+
+/** `envace demo`: the EnvACE comparison on the built-in tiny model and toolworld domains. */
+export function register(program: Command): void {
+  const names = armSpecs(0).map((a) => a.name);
+  program
+    .command("demo")
+    .description(
+      "Run the whole method on a laptop CPU: tiny model, SFT on recorded traces, RL arms (sft, real,\n" +
+        "simulator, envace, envace_anchored, real_all), evaluation in the real environments, report.",
+    )
+    .option("--quick", "the same pipeline on far fewer tasks and steps (CI, a first look; ~5 min)")
+    .option("--seed <n>", "base seed of task generation and training", int("--seed", 0), 0)
+    .option("--seeds <n>", "number of seeds (seed, seed+1, …); CIs pool over seeds", int("--seeds", 1), 1)
+    .option("--out <dir>", "run directory (default runs/demo-<timestamp>)")
+    .option("--cache <dir>", "where SFT checkpoints are cached across runs", "runs/cache")
+    .addOption(new Option("--arms <list>", `comma-separated subset of: ${names.join(", ")}`))
+    .option("--no-testtime", "skip the test-time rehearsal rows")
+    .option("--json", "print one results object on stdout (progress stays on stderr)")
+    .action(async (flags: DemoFlags) => {
+      const arms = flags.arms?.split(",").map((s) => s.trim()) as ArmName[] | undefined;
+      const unknown = arms?.filter((a) => !names.includes(a));
+      if (unknown && unknown.length > 0) {
+        process.stderr.write(`envace demo: unknown arm(s) ${unknown.join(", ")}; choose from ${names.join(", ")}\n`);
+        process.exit(2);
+      }
+      const out = flags.out ?? join("runs", `demo-${timestamp()}`);
+      await ensureWorkerEnv({ quiet: true });
+      const progress = progressRenderer();
+      let results;
+      try {
+        results = await runDemo(
+          {
+            quick: flags.quick === true,
+            seed: flags.seed,
+            seeds: flags.seeds,
+            out,
+            cacheDir: flags.cache,
+            ...(arms ? { arms } : {}),
+            skipTestTime: !flags.testtime,
+          },
+          progress.onEvent,
+        );
+      } finally {
+        progress.stop();
+      }
+      if (flags.json) process.stdout.write(JSON.stringify(results) + "\n");
+      else {
+        process.stdout.write("\n" + resultsMarkdown(results) + EXPLAIN);
+        process.stdout.write(`\nReport: ${results.report}\n`);
+      }
+      if (flags.json) process.stderr.write(`report: ${results.report}\n`);
+    });
+}
+
+/** One progress bar per stage (SFT, each arm), on stderr. */
+function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void } {
+  // Bars on a terminal; plain lines when stderr is a log file (CI), where bars would be noise.
+  const tty = process.stderr.isTTY === true;
+  const multi = tty
+    ? new cliProgress.MultiBar(
+        { stream: process.stderr, format: "{label} |{bar}| {value}/{total} {status}", hideCursor: false, clearOnComplete: false },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  const log = (s: string) => {
+    if (multi) multi.log(s + "\n");
+    else process.stderr.write(s + "\n");
+  };
+  let bar: cliProgress.SingleBar | undefined;
+  const onEvent = (e: DemoEvent) => {
+    switch (e.kind) {
+      case "stage":
+        log(`[seed ${e.seed}] ${e.stage}`);
+        break;
+      case "sft":
+        if (e.progress.phase === "train" && e.progress.steps) {
+          if (!bar && multi) bar = multi.create(e.progress.steps, 0, { label: "sft".padEnd(16), status: "" });
+          bar?.update(e.progress.step ?? 0, { status: `loss ${e.progress.loss?.toFixed(3) ?? "-"}` });
+          if (!tty && e.progress.step && e.progress.step % 25 === 0) log(`sft step ${e.progress.step}/${e.progress.steps} loss ${e.progress.loss?.toFixed(3)}`);
+        } else if (e.cached !== undefined) {
+          bar?.stop();
+          bar = undefined;
+          log(e.cached ? `[seed ${e.seed}] SFT checkpoint reused from cache` : `[seed ${e.seed}] SFT done`);
+        } else log(`[seed ${e.seed}] sft: ${e.progress.phase}`);
+        break;
+      case "gate":
+        log(
+          `[seed ${e.seed}] SFT gate: first-call copy ${(100 * e.firstCallCopy).toFixed(1)}%, fidelity ${(100 * e.fidelity).toFixed(1)}%` +
+            (e.passed ? " — passed" : " — NOT MET (RL on this model is mostly noise)"),
+        );
+        break;
+      case "arm-start":
+        bar = e.steps > 0 && multi ? multi.create(e.steps, 0, { label: e.arm.padEnd(16), status: "" }) : undefined;
+        log(`[seed ${e.seed}] arm ${e.arm}`);
+        break;
+      case "arm-episodes":
+        bar?.update({ status: `episodes ${e.done}/${e.total}` });
+        break;
+      case "arm-step": {
+        const m = e.metrics;
+        bar?.update(m.step, { status: `reward ${m.reward_mean?.toFixed(2) ?? "-"} env calls ${m.env_calls}` });
+        if (!tty) log(`${e.arm} step ${m.step}: reward ${m.reward_mean?.toFixed(3) ?? "-"}, env calls ${m.env_calls}`);
+        break;
+      }
+      case "arm-done":
+        bar?.stop();
+        bar = undefined;
+        log(`[seed ${e.seed}] arm ${e.arm} done in ${e.minutes.toFixed(1)} min`);
+        break;
+    }
+  };
+  return { onEvent, stop: () => multi?.stop() };
+}

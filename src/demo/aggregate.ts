@@ -1,0 +1,56 @@
+import type { ArmResult, MeanCIJson } from "../report/results.js";
+import { meanCI } from "../report/stats.js";
+import type { ArmSpec } from "./arms.js";
+import type { ArmEvaluation } from "./evaluate-arm.js";
+import { EVAL_SPLITS } from "./layout.js";
+import type { ArmTraining } from "./run-arm.js";
+
+function json(values: readonly number[]): MeanCIJson {
+  const m = meanCI(values);
+  return {
+    mean: Number.isNaN(m.mean) ? null : m.mean,
+    ci95: Number.isNaN(m.ci95) ? null : m.ci95,
+    n: m.n,
+  };
+}
+
+/**
+ * One seed: mean and 95% CI over tasks. Several seeds: the mean of the seeds' means with the
+ * interval over seeds (tasks within a seed are not independent of that seed's model).
+ */
+export function pooled(perSeed: readonly (readonly number[])[]): MeanCIJson {
+  if (perSeed.length === 1) return json(perSeed[0]!);
+  const means = perSeed.filter((v) => v.length > 0).map((v) => v.reduce((a, b) => a + b, 0) / v.length);
+  return json(means);
+}
+
+export interface ArmRun {
+  spec: ArmSpec;
+  training: ArmTraining;
+  evaluation: ArmEvaluation;
+  minutes: number;
+}
+
+export function armResult(runs: readonly ArmRun[]): ArmResult {
+  const spec = runs[0]!.spec;
+  const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const fid = (key: "recorded" | "own_calls") => ({
+    exact: avg(runs.map((r) => r.evaluation.fidelity[key].exact)),
+    f1: avg(runs.map((r) => r.evaluation.fidelity[key].f1)),
+    n: runs.reduce((a, r) => a + r.evaluation.fidelity[key].n, 0),
+  });
+  const success = Object.fromEntries(
+    EVAL_SPLITS.map((s) => [s, pooled(runs.map((r) => r.evaluation.success[s]))]),
+  ) as ArmResult["success"];
+  const rw = runs.map((r) => r.evaluation.rehearsedWorldSuccess);
+  return {
+    name: spec.name,
+    train_env_calls: runs.reduce((a, r) => a + r.training.envCalls, 0),
+    success,
+    reward_mean: avg(runs.flatMap((r) => r.evaluation.reward)),
+    fidelity: { recorded: fid("recorded"), own_calls: fid("own_calls") },
+    rehearsed_world_success: rw.every((x) => x !== null) ? pooled(rw as number[][]) : null,
+    steps: runs[0]!.training.steps,
+    minutes: runs.reduce((a, r) => a + r.minutes, 0),
+  };
+}

@@ -1,0 +1,67 @@
+import type { Task } from "../core/task.js";
+import { generateTasks, toolworldCorpus, toolworldVocabulary } from "../envs/toolworld/index.js";
+import { ENV_DOMAIN, ENVLESS_DOMAINS, HELDOUT_DOMAIN, TRAIN_DOMAINS, type DemoPlan, type EvalSplit } from "./layout.js";
+
+export interface DemoData {
+  /** Training tasks per training domain (tasks, checklists and recorded `examples`). */
+  train: Record<string, Task[]>;
+  /** Held-out evaluation tasks, disjoint from training. */
+  eval: Record<EvalSplit, Task[]>;
+  /** Text the tiny model's tokenizer is trained on. */
+  corpus: string;
+  /** Entity strings that become single tokens (worker `--vocab-extra`). */
+  vocabulary: string[];
+}
+
+/**
+ * Every task of a run, deterministic per seed. Evaluation tasks come from the generator's
+ * `heldout` split (never a training request); the held-out domain is never trained on.
+ */
+export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
+  const train: Record<string, Task[]> = {};
+  for (const [i, domain] of TRAIN_DOMAINS.entries()) {
+    train[domain] = generateTasks({ domain, seed: seed * 101 + i, count: plan.trainTasksPerDomain, split: "train" });
+  }
+  const held = (domain: string, count: number, salt: number) =>
+    generateTasks({ domain, seed: seed * 101 + 50 + salt, count, split: "heldout" });
+  const perEnvless = Math.ceil(plan.evalTasks / ENVLESS_DOMAINS.length);
+  const evalSets: Record<EvalSplit, Task[]> = {
+    env_domain: held(ENV_DOMAIN, plan.evalTasks, 0),
+    envless: ENVLESS_DOMAINS.flatMap((d, i) => held(d, perEnvless, 1 + i)),
+    heldout_domain: held(HELDOUT_DOMAIN, plan.evalTasks, 9),
+  };
+  // The tokenizer learns from training tasks only, plus the held-out domain's tool schemas (what a
+  // deployment would know of a new domain); entities are whole tokens through the vocabulary.
+  const heldoutTools = evalSets.heldout_domain[0]?.tools ?? [];
+  const trainTasks = Object.values(train).flat();
+  const corpus =
+    toolworldCorpus(trainTasks) +
+    heldoutTools.map((t) => JSON.stringify(t)).join("\n") +
+    "\n" +
+    chatTemplateLines(trainTasks).join("\n") +
+    "\n";
+  return { train, eval: evalSets, corpus, vocabulary: toolworldVocabulary() };
+}
+
+/**
+ * Text as the worker's chat template renders it (role names, tool calls in Python's `json.dumps`
+ * spacing), so that the tokenizer merges what the model actually reads and writes.
+ */
+function chatTemplateLines(tasks: readonly Task[]): string[] {
+  const lines = ["system", "user", "assistant", "system", "user", "assistant"];
+  for (const task of tasks) {
+    for (const e of task.examples) lines.push(pyJson({ name: e.name, arguments: e.arguments }));
+  }
+  return lines;
+}
+
+/** JSON with Python's default separators (", " and ": "), as Jinja's `tojson` writes it. */
+export function pyJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pyJson).join(", ")}]`;
+  if (value !== null && typeof value === "object") {
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pyJson(v)}`)
+      .join(", ")}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,152 @@
+import type { ChatModel } from "../core/model.js";
+import type { Task } from "../core/task.js";
+import { fidelity, parseMaybeJson, summarizeFidelity, type FidelityScore } from "../bench/fidelity.js";
+import { createToolworldEnv, goldSolve } from "../envs/toolworld/index.js";
+import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
+import { parseExecutionResult } from "../rollout/execution-result.js";
+import { realResponder } from "../rollout/real-responder.js";
+import { rehearsalResponder } from "../rollout/model-responder.js";
+import { runEpisodes } from "../rollout/scheduler.js";
+import type { Responder } from "../rollout/responder.js";
+import type { EpisodeResult } from "../rollout/types.js";
+import { renderAssistantText } from "../core/tool-call-text.js";
+
+/** Decoding for evaluation: greedy, short (toolworld acts and rehearsals are < 100 tokens). */
+export const EVAL_DECODING = { temperature: 0, maxTokens: 96, maxAssistantTurns: 4, maxParallelCalls: 4 };
+
+export interface EvalOutcome {
+  episodes: EpisodeResult[];
+  /** 1/0 per task (every checklist standard met). */
+  success: number[];
+  reward: number[];
+  envCalls: number;
+}
+
+/** Runs each task once, greedily, against `responder` (the real environments unless told otherwise). */
+export async function runEvalEpisodes(
+  policy: ChatModel,
+  tasks: readonly Task[],
+  opts: { concurrency: number; responder?: Responder; contextBudgetTokens?: number },
+): Promise<EvalOutcome> {
+  const responder = opts.responder ?? realResponder((t) => createToolworldEnv(t));
+  const episodes = await runEpisodes(
+    tasks.map((task) => ({
+      task,
+      options: {
+        policy,
+        responder,
+        temperature: EVAL_DECODING.temperature,
+        maxTokens: EVAL_DECODING.maxTokens,
+        maxAssistantTurns: EVAL_DECODING.maxAssistantTurns,
+        maxParallelCalls: EVAL_DECODING.maxParallelCalls,
+        contextBudgetTokens: opts.contextBudgetTokens ?? 2048,
+      },
+    })),
+    { concurrency: opts.concurrency },
+  );
+  return {
+    episodes,
+    success: episodes.map((e) => (e.success ? 1 : 0)),
+    reward: episodes.map((e) => e.reward ?? 0),
+    envCalls: episodes.reduce((a, e) => a + e.envCalls, 0),
+  };
+}
+
+/** Success measured inside the policy's own rehearsed world (the co-adaptation diagnostic). */
+export function runRehearsedWorld(policy: ChatModel, tasks: readonly Task[], concurrency: number): Promise<EvalOutcome> {
+  const responder = rehearsalResponder(policy, { variant: "compact", temperature: 0, maxTokens: EVAL_DECODING.maxTokens });
+  return runEvalEpisodes(policy, tasks, { concurrency, responder });
+}
+
+/** Share of tasks whose first act call is exactly the gold first call (name and arguments). */
+export function firstCallCopy(episodes: readonly EpisodeResult[], tasks: readonly Task[]): number {
+  let hits = 0;
+  episodes.forEach((ep, i) => {
+    const gold = goldSolve(tasks[i]!).turns[0]?.calls[0]?.call;
+    const first = ep.calls[0]?.call;
+    if (gold && first && first.name === gold.name && JSON.stringify(sorted(first.arguments)) === JSON.stringify(sorted(gold.arguments))) hits++;
+  });
+  return episodes.length > 0 ? hits / episodes.length : 0;
+}
+
+function sorted(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+interface RehearsalProbe {
+  task: Task;
+  history: Parameters<typeof buildRehearsalPrompt>[0]["history"];
+  call: Parameters<typeof buildRehearsalPrompt>[0]["call"];
+  rawActMessage: string;
+  real: unknown;
+}
+
+async function scoreProbes(policy: ChatModel, probes: readonly RehearsalProbe[], concurrency: number): Promise<FidelityScore[]> {
+  const scores: FidelityScore[] = new Array(probes.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < probes.length) {
+      const i = next++;
+      const p = probes[i]!;
+      const messages = buildRehearsalPrompt({ ...p, variant: "compact" });
+      const out = await policy.chat({ messages, temperature: 0, maxTokens: EVAL_DECODING.maxTokens });
+      const parsed = parseExecutionResult(out.samples[0]?.text ?? "");
+      scores[i] = parsed.ok ? fidelity(parsed.value, p.real) : { exact: false, f1: 0 };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, probes.length) }, worker));
+  return scores;
+}
+
+/**
+ * Fidelity on recorded calls: the gold runs' calls of `tasks`, rehearsed with the same prompt and
+ * evidence (the task's recorded examples) that rehearsal uses in training and at test time.
+ */
+export async function recordedFidelity(policy: ChatModel, tasks: readonly Task[], max: number, concurrency: number) {
+  const probes: RehearsalProbe[] = [];
+  for (const task of tasks) {
+    const run = goldSolve(task);
+    for (const turn of run.turns) {
+      for (const c of turn.calls) {
+        if (probes.length >= max) break;
+        const at = run.messages.findIndex((m) => (m.toolCalls ?? []).some((x) => x.id === c.call.id));
+        const act = run.messages[at]!;
+        probes.push({
+          task,
+          history: run.messages.slice(0, at),
+          call: c.call,
+          rawActMessage: renderAssistantText(act.content, act.toolCalls ?? []),
+          real: c.result,
+        });
+      }
+    }
+  }
+  return summarizeFidelity(await scoreProbes(policy, probes, concurrency));
+}
+
+/** Fidelity on the policy's own calls: every real call of real-environment episodes, rehearsed afterwards. */
+export async function ownCallFidelity(
+  policy: ChatModel,
+  tasks: readonly Task[],
+  episodes: readonly EpisodeResult[],
+  max: number,
+  concurrency: number,
+) {
+  const probes: RehearsalProbe[] = [];
+  episodes.forEach((ep, i) => {
+    for (const rec of ep.calls) {
+      if (rec.source !== "real" || probes.length >= max) continue;
+      const at = ep.messages.findIndex((m) => (m.toolCalls ?? []).some((x) => x.id === rec.call.id));
+      if (at < 0) continue;
+      const act = ep.messages[at]!;
+      probes.push({
+        task: tasks[i]!,
+        history: ep.messages.slice(0, at),
+        call: rec.call,
+        rawActMessage: renderAssistantText(act.content, act.toolCalls ?? []),
+        real: parseMaybeJson(rec.result),
+      });
+    }
+  });
+  return summarizeFidelity(await scoreProbes(policy, probes, concurrency));
+}

@@ -1,0 +1,47 @@
+/**
+ * The demo's scenario (issue 5): executable environments are scarce. Of the three training
+ * domains only `shop` has its environment during training; `bank` and `calendar` exist only as
+ * recorded traces; `library` is never seen in training and measures transfer.
+ */
+export const ENV_DOMAIN = "shop";
+export const ENVLESS_DOMAINS = ["bank", "calendar"] as const;
+export const HELDOUT_DOMAIN = "library";
+export const TRAIN_DOMAINS = [ENV_DOMAIN, ...ENVLESS_DOMAINS];
+
+/** The three evaluation sets, all measured in the real environments. */
+export type EvalSplit = "env_domain" | "envless" | "heldout_domain";
+export const EVAL_SPLITS: readonly EvalSplit[] = ["env_domain", "envless", "heldout_domain"];
+
+/** Sizes of one demo run; `quick` is the same pipeline, smaller, for CI and a first look. */
+export interface DemoPlan {
+  /** Tiny model size (worker `--init tiny --size`). */
+  size: "xs" | "s" | "m";
+  trainTasksPerDomain: number;
+  /** Held-out tasks per evaluation set (the env-less set splits them over its two domains). */
+  evalTasks: number;
+  sft: { epochs: number; batchSize: number; lr: number; warmupSteps: number };
+  rl: { steps: number; tasksPerStep: number; groupSize: number; lr: number; klAnchor: number };
+  /** Recorded calls per set used to measure rehearsal fidelity. */
+  fidelityCalls: number;
+  concurrency: number;
+}
+
+export const FULL_PLAN: DemoPlan = {
+  size: "xs",
+  trainTasksPerDomain: 400,
+  evalTasks: 60,
+  sft: { epochs: 3, batchSize: 32, lr: 3e-3, warmupSteps: 20 },
+  rl: { steps: 20, tasksPerStep: 8, groupSize: 8, lr: 2e-4, klAnchor: 0.1 },
+  fidelityCalls: 120,
+  concurrency: 64,
+};
+
+export const QUICK_PLAN: DemoPlan = {
+  size: "xs",
+  trainTasksPerDomain: 60,
+  evalTasks: 12,
+  sft: { epochs: 1, batchSize: 32, lr: 3e-3, warmupSteps: 2 },
+  rl: { steps: 2, tasksPerStep: 2, groupSize: 4, lr: 2e-4, klAnchor: 0.1 },
+  fidelityCalls: 16,
+  concurrency: 32,
+};

@@ -1,0 +1,92 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { startWorker } from "../engines/worker-supervisor.js";
+import { runSft } from "../train/sft.js";
+import type { DemoData } from "./data.js";
+import type { DemoPlan } from "./layout.js";
+import { mulberry32 } from "../train/task-sampler.js";
+import { demoSftExamples } from "./sft-data.js";
+
+/** Bump when the SFT recipe changes, so that cached checkpoints of the old recipe are not reused. */
+const SFT_RECIPE_VERSION = 3;
+
+export interface SftStageResult {
+  /** A Hugging Face model directory (weights + tokenizer) that workers start from. */
+  dir: string;
+  cached: boolean;
+  minutes: number;
+  examples: { act: number; rehearse: number };
+  lossByStep: number[];
+}
+
+export interface SftProgress {
+  phase: "init" | "tokenize" | "train" | "save";
+  step?: number;
+  steps?: number;
+  loss?: number;
+}
+
+/**
+ * The SFT warm start, cached: the key covers the recipe, the plan's model and SFT sizes and the
+ * seed, so every arm of a run and every later run with the same settings reuse one checkpoint.
+ * The checkpoint is written to a temporary folder and renamed when complete: a killed run never
+ * leaves a half checkpoint that a later run would trust.
+ */
+export async function sftCheckpoint(
+  data: DemoData,
+  plan: DemoPlan,
+  seed: number,
+  cacheRoot: string,
+  onProgress: (p: SftProgress) => void = () => {},
+): Promise<SftStageResult> {
+  const key = createHash("sha256")
+    .update(JSON.stringify({ v: SFT_RECIPE_VERSION, size: plan.size, sft: plan.sft, tasks: plan.trainTasksPerDomain, seed }))
+    .digest("hex")
+    .slice(0, 16);
+  const dir = resolve(cacheRoot, `sft-${key}`);
+  const trainTasks = Object.values(data.train).flat();
+  const sft = demoSftExamples(trainTasks, seed);
+  const counts = { act: sft.act.length, rehearse: sft.rehearse.length };
+  if (existsSync(join(dir, "config.json"))) return { dir, cached: true, minutes: 0, examples: counts, lossByStep: [] };
+
+  const t0 = Date.now();
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  writeFileSync(join(tmp, "corpus.txt"), data.corpus);
+  writeFileSync(join(tmp, "vocab-extra.txt"), data.vocabulary.join("\n") + "\n");
+  onProgress({ phase: "init" });
+  const worker = await startWorker({
+    init: { corpus: join(tmp, "corpus.txt"), vocabExtra: join(tmp, "vocab-extra.txt"), size: plan.size, seed },
+    port: 0,
+  });
+  try {
+    // Acting and rehearsing examples interleaved, in a seeded order.
+    const examples = [...sft.act, ...sft.rehearse];
+    const rand = mulberry32(seed ^ 0x5f7);
+    for (let i = examples.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [examples[i], examples[j]] = [examples[j]!, examples[i]!];
+    }
+    onProgress({ phase: "tokenize" });
+    const res = await runSft(worker.client, worker.client, examples, {
+      epochs: plan.sft.epochs,
+      batchSize: plan.sft.batchSize,
+      lr: plan.sft.lr,
+      warmupSteps: plan.sft.warmupSteps,
+      schedule: "cosine",
+      tokenBudget: 16384,
+      maxGradNorm: 1,
+      onStep: (s) => onProgress({ phase: "train", step: s.step, steps: s.steps, loss: s.loss }),
+    });
+    onProgress({ phase: "save" });
+    await worker.client.save(join(tmp, "model"), { optimizer: false });
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(join(tmp, "model"), dir);
+    rmSync(tmp, { recursive: true, force: true });
+    return { dir, cached: false, minutes: (Date.now() - t0) / 60000, examples: counts, lossByStep: res.lossByStep };
+  } finally {
+    await worker.stop();
+  }
+}
