@@ -1,0 +1,82 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { QUICK_PLAN } from "../../../src/demo/layout.js";
+import { DemoResultsZ, type DemoResults } from "../../../src/report/results.js";
+import { launchChromium } from "../../helpers/chromium.js";
+
+const run = promisify(execFile);
+
+// The README's main job, as CI runs it: `envace demo --quick --json`, end to end on the tiny model.
+describe("envace demo --quick --json", () => {
+  const dir = mkdtempSync(join(tmpdir(), "envace-demo-"));
+  const out = join(dir, "run");
+  let results: DemoResults;
+
+  beforeAll(async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ["--import", "tsx", "src/cli/main.ts", "demo", "--quick", "--json", "--out", out, "--cache", join(dir, "cache")],
+      { maxBuffer: 64 << 20, timeout: 900_000 },
+    );
+    results = DemoResultsZ.parse(JSON.parse(stdout));
+  });
+
+  it("reports every arm with held-out results on all three evaluation sets", () => {
+    expect(results.arms.map((a) => a.name)).toEqual(["sft", "real", "simulator", "envace", "envace_anchored", "real_all"]);
+    for (const arm of results.arms) {
+      for (const split of ["env_domain", "envless", "heldout_domain"] as const) {
+        expect(arm.success[split].n).toBeGreaterThan(0);
+        expect(arm.success[split].mean).not.toBeNull();
+      }
+      expect(arm.fidelity!.recorded.n).toBeGreaterThan(0);
+    }
+    expect(results.sft_gate.first_call_copy).toBeGreaterThanOrEqual(0);
+  });
+
+  it("trains the rehearsal and simulator arms with zero real environment calls, step by step", () => {
+    for (const name of ["simulator", "envace", "envace_anchored"]) {
+      expect(results.arms.find((a) => a.name === name)!.train_env_calls).toBe(0);
+      const lines = readFileSync(join(out, "arms", name, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      expect(lines.map((l) => l.step)).toEqual(Array.from({ length: QUICK_PLAN.rl.steps }, (_, i) => i + 1));
+      expect(lines.every((l) => l.env_calls === 0)).toBe(true);
+    }
+    // the real-environment arms logged their steps too (their env calls are whatever the policy made)
+    for (const name of ["real", "real_all"]) {
+      expect(readFileSync(join(out, "arms", name, "metrics.jsonl"), "utf8").trim().split("\n")).toHaveLength(QUICK_PLAN.rl.steps);
+    }
+  });
+
+  it("adds test-time rows that never touched the real environment while rehearsing", () => {
+    expect(results.testtime.map((r) => `${r.policy}:${r.mode}`)).toEqual([
+      "sft:none",
+      "sft:parallel",
+      "sft:sequential",
+      "envace:none",
+      "envace:parallel",
+      "envace:sequential",
+    ]);
+    for (const r of results.testtime) expect(r.real_calls_during_rehearsal).toBe(0);
+    expect(results.testtime.find((r) => r.mode === "parallel")!.rehearsal_tokens_per_task).toBeGreaterThan(0);
+  });
+
+  it("writes results.md and a report.html that renders its charts in Chromium", async () => {
+    expect(readFileSync(join(out, "results.md"), "utf8")).toContain("| envace_anchored |");
+    expect(results.report).toBe(join(out, "report.html"));
+    expect(existsSync(results.report)).toBe(true);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(pathToFileURL(results.report).href);
+      const ids = await page.$$eval("figure.chart svg", (svgs) => svgs.map((s) => s.closest("figure")!.id));
+      expect(ids).toEqual(expect.arrayContaining(["reward-per-arm", "success", "fidelity"]));
+      expect(await page.$$eval("table tbody tr", (rows) => rows.length)).toBeGreaterThanOrEqual(6);
+    } finally {
+      await browser.close();
+    }
+  });
+});

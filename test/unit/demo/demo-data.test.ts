@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { armResult, pooled } from "../../../src/demo/aggregate.js";
+import { armSpecs } from "../../../src/demo/arms.js";
+import { buildDemoData, pyJson } from "../../../src/demo/data.js";
+import { ENV_DOMAIN, ENVLESS_DOMAINS, HELDOUT_DOMAIN, QUICK_PLAN } from "../../../src/demo/layout.js";
+import { withoutToolSchemas } from "../../../src/demo/policy-view.js";
+import { demoSftExamples } from "../../../src/demo/sft-data.js";
+import { ScriptedPolicy } from "../../../src/testing/index.js";
+
+describe("demo data", () => {
+  const data = buildDemoData(QUICK_PLAN, 3);
+
+  it("is deterministic per seed and differs across seeds", () => {
+    expect(JSON.stringify(buildDemoData(QUICK_PLAN, 3))).toBe(JSON.stringify(data));
+    expect(JSON.stringify(buildDemoData(QUICK_PLAN, 4).train)).not.toBe(JSON.stringify(data.train));
+  });
+
+  it("keeps the scenario's domains apart and evaluation disjoint from training", () => {
+    expect(Object.keys(data.train).sort()).toEqual([ENV_DOMAIN, ...ENVLESS_DOMAINS].sort());
+    expect(new Set(data.eval.env_domain.map((t) => t.domain))).toEqual(new Set([ENV_DOMAIN]));
+    expect(new Set(data.eval.envless.map((t) => t.domain))).toEqual(new Set(ENVLESS_DOMAINS));
+    expect(new Set(data.eval.heldout_domain.map((t) => t.domain))).toEqual(new Set([HELDOUT_DOMAIN]));
+    const key = (t: { domain: string; user_turns: string[] }) => `${t.domain}|${t.user_turns.join("|")}`;
+    const trained = new Set(Object.values(data.train).flat().map(key));
+    for (const t of Object.values(data.eval).flat()) expect(trained.has(key(t))).toBe(false);
+  });
+
+  it("trains the tokenizer on no held-out task text", () => {
+    for (const t of data.eval.heldout_domain) expect(data.corpus).not.toContain(t.user_turns[0]!);
+  });
+
+  it("writes JSON with Python's separators", () => {
+    expect(pyJson({ name: "f", arguments: { a: [1, "x"], b: {} } })).toBe('{"name": "f", "arguments": {"a": [1, "x"], "b": {}}}');
+  });
+});
+
+describe("demo SFT examples", () => {
+  const data = buildDemoData(QUICK_PLAN, 5);
+  const tasks = Object.values(data.train).flat();
+  const sft = demoSftExamples(tasks, 5);
+
+  it("has one acting example per task, without tool schemas, targets on every assistant message", () => {
+    expect(sft.act).toHaveLength(tasks.length);
+    for (const ex of sft.act) {
+      expect(ex.tools).toBeUndefined();
+      expect(ex.targets.every((i) => ex.messages[i]!.role === "assistant")).toBe(true);
+    }
+  });
+
+  it("answers every rehearsing prompt with an <execution_result> block, including probes of unseen ids", () => {
+    const recorded = tasks.reduce((a, t) => a + t.examples.length, 0);
+    expect(sft.rehearse.length).toBeGreaterThan(recorded);
+    for (const ex of sft.rehearse) {
+      expect(ex.messages[ex.targets[0]!]!.content).toMatch(/^<execution_result>\n[[{].*[\]}]\n<\/execution_result>$/s);
+    }
+    expect(sft.rehearse.some((ex) => ex.messages.at(-1)!.content.includes("not found"))).toBe(true);
+  });
+});
+
+describe("demo arms and aggregation", () => {
+  it("defines the six arms of the issue with their modes", () => {
+    const specs = armSpecs(0.1);
+    expect(specs.map((a) => [a.name, a.mode])).toEqual([
+      ["sft", null],
+      ["real", "real"],
+      ["simulator", "simulator"],
+      ["envace", "rehearsal"],
+      ["envace_anchored", "rehearsal"],
+      ["real_all", "real"],
+    ]);
+    expect(specs.find((a) => a.name === "real")!.domains).toEqual([ENV_DOMAIN]);
+    expect(specs.find((a) => a.name === "envace_anchored")!.klCoef).toBe(0.1);
+    expect(specs.find((a) => a.name === "envace")!.roles).toEqual({ act: "train", rehearse: "train" });
+  });
+
+  it("pools one seed over tasks and several seeds over seeds' means", () => {
+    const one = pooled([[1, 0, 1, 1]]);
+    expect(one.mean).toBeCloseTo(0.75);
+    expect(one.n).toBe(4);
+    const two = pooled([[1, 1], [0, 1]]); // seed means 1 and 0.5
+    expect(two.mean).toBeCloseTo(0.75);
+    expect(two.n).toBe(2);
+    expect(two.ci95).toBeCloseTo(12.706 * 0.25, 3);
+  });
+
+  it("sums training env calls over seeds", () => {
+    const spec = armSpecs(0)[1]!;
+    const evaluation = {
+      success: { env_domain: [1], envless: [0], heldout_domain: [1] },
+      reward: [1, 0, 1],
+      fidelity: { recorded: { exact: 1, f1: 1, n: 2 }, own_calls: { exact: 0.5, f1: 0.5, n: 2 } },
+      rehearsedWorldSuccess: null,
+      firstCallCopy: 1,
+      evalEnvCalls: 3,
+    };
+    const r = armResult([
+      { spec, training: { envCalls: 10, steps: 2, metrics: [] }, evaluation, minutes: 1 },
+      { spec, training: { envCalls: 5, steps: 2, metrics: [] }, evaluation, minutes: 1 },
+    ]);
+    expect(r.train_env_calls).toBe(15);
+    expect(r.rehearsed_world_success).toBeNull();
+    expect(r.fidelity!.own_calls.n).toBe(4);
+  });
+});
+
+describe("withoutToolSchemas", () => {
+  it("drops tool schemas from act requests and keeps the rest", async () => {
+    const policy = new ScriptedPolicy({ act: ["hi"] });
+    const view = withoutToolSchemas(policy);
+    await view.chat({ messages: [{ role: "user", content: "x" }], tools: [{ name: "f", description: "", parameters: {} }], temperature: 0 });
+    expect(policy.calls[0]!.request.tools).toBeUndefined();
+    expect(policy.calls[0]!.request.temperature).toBe(0);
+  });
+});
