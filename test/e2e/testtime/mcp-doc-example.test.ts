@@ -54,10 +54,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe("docs/testtime-mcp.md: the example runs against @modelcontextprotocol/server-memory", () => {
+describe("README: the test-time rehearsal example runs against @modelcontextprotocol/server-memory", () => {
   it("rehearses, commits each turn once for real, and makes no real call while rehearsing", async () => {
-    const doc = readFileSync(join(root, "docs", "testtime-mcp.md"), "utf8");
-    const code = /```ts\n([\s\S]*?)```/.exec(doc)![1]!;
+    const doc = readFileSync(join(root, "README.md"), "utf8");
+    const code = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).find((c) => c.includes("rehearseThenCommit"))!;
     const dir = mkdtempSync(join(tmpdir(), "envace-doc-"));
     const script = join(dir, "example.mts"); // an ES module, as in a "type": "module" project
     // the only change: "envace" resolves to this checkout's sources
