@@ -1,3 +1,5 @@
+import { canonicalJson } from "../core/canonical-json.js";
+
 /**
  * Rehearsal fidelity: how close a rehearsed tool response is to the real one.
  * - exact: the two parse to the same JSON value (key order ignored);
@@ -12,15 +14,6 @@ export function parseMaybeJson(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value as object).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "undefined";
 }
 
 /** Leaf pairs `path=value` as a multiset (arrays keep their indices: order matters in lists). */
@@ -43,7 +36,7 @@ export interface FidelityScore {
 }
 
 export function fidelity(rehearsed: unknown, real: unknown): FidelityScore {
-  const exact = canonical(rehearsed) === canonical(real);
+  const exact = canonicalJson(rehearsed) === canonicalJson(real);
   if (exact) return { exact, f1: 1 };
   const predicted = leafPairs(rehearsed);
   const truth = new Map<string, number>();

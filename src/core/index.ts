@@ -10,3 +10,4 @@ export type { ParsedAssistantText } from "./tool-call-text.js";
 export { fromOpenAIToolCalls, toOpenAIToolCalls } from "./openai-tool-calls.js";
 export type { OpenAIToolCall } from "./openai-tool-calls.js";
 export { validateToolCall } from "./validate-tool-call.js";
+export { canonicalJson, canonicalHash } from "./canonical-json.js";

@@ -6,6 +6,6 @@ export type { HttpServerOptions, McpConnection, McpConnector, StdioServerOptions
 export { toToolSchema } from "./tool-schema.js";
 export { contentToText } from "./content-to-text.js";
 export { mapCallError, mapErrorResult } from "./error-mapping.js";
-export { canonicalHash, canonicalJson } from "./canonical-hash.js";
+export { canonicalHash, canonicalJson } from "../../core/canonical-json.js";
 export { ExampleLog, jsonlFileSink, recordingEnvironment, toExample } from "./recording-environment.js";
 export type { ExampleSink, RecordingOptions } from "./recording-environment.js";

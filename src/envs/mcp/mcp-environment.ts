@@ -3,7 +3,7 @@ import { EnvaceError } from "../../core/errors.js";
 import type { ToolCall } from "../../core/messages.js";
 import type { ToolResult, ToolSchema } from "../../core/tools.js";
 import type { Environment } from "../env.js";
-import { canonicalHash } from "./canonical-hash.js";
+import { canonicalHash } from "../../core/canonical-json.js";
 import type { McpConnection, McpConnector } from "./connectors.js";
 import { contentToText } from "./content-to-text.js";
 import { mapCallError, mapErrorResult } from "./error-mapping.js";

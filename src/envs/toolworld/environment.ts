@@ -4,7 +4,7 @@ import type { Task } from "../../core/task.js";
 import type { ToolResult, ToolSchema } from "../../core/tools.js";
 import { validateToolCall } from "../../core/validate-tool-call.js";
 import type { Environment } from "../env.js";
-import { canonicalJson, sha256Hex } from "./canonical.js";
+import { canonicalHash } from "../../core/canonical-json.js";
 import { executeTool } from "./execute.js";
 import { domainSpec } from "./registry.js";
 import { buildState } from "./state.js";
@@ -58,7 +58,7 @@ export class ToolworldEnvironment implements Environment {
   }
 
   hash(): string {
-    return sha256Hex(canonicalJson(this.state));
+    return canonicalHash(this.state);
   }
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 
-/** JSON with object keys sorted at every level, so equal states hash equally whatever the key order. */
+/** JSON with object keys sorted at every level, so equal values hash equally whatever the key order (state hashes, fidelity). */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
@@ -18,6 +18,7 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+/** sha256 (hex) of the canonical JSON of `value`. */
+export function canonicalHash(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
