@@ -23,7 +23,9 @@ import threading
 import time
 import urllib.request
 
-import torch
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as `python -m envace_worker` (see __main__.py)
+
+import torch  # noqa: E402
 
 
 def matmul_gflops(sizes=(512, 1024, 2048), seconds=1.0) -> float:

@@ -28,9 +28,15 @@ def build_parser():
     s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed)")
     s.add_argument("--max-body-bytes", type=int, default=64 << 20)
     s.add_argument("--device", default="auto", help="cpu, cuda, cuda:N or auto")
-    s.add_argument("--threads", type=int, default=0, help="torch intra-op threads (0: all cores)")
-    s.add_argument("--batch-window-ms", type=float, default=10.0, help="dynamic batching window")
+    s.add_argument("--threads", type=int, default=0, help="torch intra-op threads for training (0: all cores)")
+    s.add_argument("--sample-threads", type=int, default=1,
+                   help="torch intra-op threads while decoding (default 1: small decode ops lose to fork/join)")
+    s.add_argument("--batch-window-ms", type=float, default=2.0,
+                   help="how long an idle worker waits for more requests before decoding (later ones join "
+                        "the running batch anyway)")
     s.add_argument("--max-batch-rows", type=int, default=64, help="most sequences decoded together")
+    s.add_argument("--prefix-cache-mb", type=int, default=128,
+                   help="keys/values of finished sequences kept for reuse by prompts that extend them (0: off)")
     s.add_argument("--micro-batch-tokens", type=int, default=8192, help="padded tokens per training micro-batch")
     s.add_argument("--no-kl-reference", action="store_true", help="do not keep a frozen reference copy")
     t = sub.add_parser("init-tiny", help="create and save the tiny model + tokenizer")
@@ -101,8 +107,9 @@ def _serve_http(a, host, commands, world) -> int:
     from .model_thread import ModelThread
     from .server import Worker, create_app
 
-    worker = Worker(host, commands, lambda run: ModelThread(run, a.batch_window_ms / 1000.0, a.max_batch_rows),
-                    world)
+    worker = Worker(host, commands, lambda eng: ModelThread(eng, a.batch_window_ms / 1000.0, a.max_batch_rows,
+                                                      a.sample_threads, a.threads),
+                    world, a.prefix_cache_mb)
     app = create_app(worker, a.max_body_bytes)
     sock = socket.socket(socket.AF_INET6 if ":" in a.host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

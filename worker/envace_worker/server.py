@@ -4,8 +4,15 @@ changes nothing (weights, gradients, optimizer state, step).
 
 GET  /health -> {status: "ok", model, step, world_size, lora, metrics: {sample_batches,
      sample_requests, sample_rows, last_batch_requests, max_batch_requests, max_batch_rows,
-     completion_tokens, train_calls}}
-     (max_batch_requests > 1 proves that concurrent chat requests were decoded as one batch)
+     completion_tokens, train_calls, joined_running, decode_steps, prefill_tokens, prefix_hit_tokens,
+     active_rows}}
+     Sampling is continuous batching (model_thread.py): a request joins the running decode batch
+     at the next token step. sample_batches counts decode runs started from idle; *_batch_requests
+     / max_batch_rows are requests / rows decoding at the same time (max_batch_requests > 1 proves
+     that concurrent chat requests were decoded together); joined_running counts requests that
+     joined a batch already decoding; active_rows is the rows decoding now; prefill_tokens are
+     prompt tokens computed, prefix_hit_tokens prompt tokens whose keys/values were reused from a
+     recently finished sequence with the same prefix (cleared by every /v1/train/* call).
 GET  /v1/models -> {object: "list", data: [{id, object: "model", created, owned_by: "envace"}]}
 POST /v1/chat/completions  (OpenAI request; stream is not supported)
      {messages, tools?, n=1, temperature=1.0, top_p=1.0, max_tokens=256 (or max_completion_tokens),
@@ -24,7 +31,10 @@ POST /v1/chat/completions  (OpenAI request; stream is not supported)
      - logprob = log-probability of the sampled token under log_softmax(logits / temperature) over
        the full vocabulary (top_p does not renormalise it; temperature 0 = greedy and reports T = 1).
        A teacher-forced /v1/train/forward_backward with loss.temperature = T computes the same values.
-     - seed: choice i samples from torch.Generator seeded with seed + i. Without seed, fresh randomness.
+     - seed: choice i samples from torch.Generator seeded with seed + i (one uniform per token), so
+       a seeded request alone on a fresh worker is reproducible bit for bit; decoded together with
+       other requests, or with its prompt prefix reused from the prefix cache, its tokens can differ
+       only where float rounding (~1e-6) flips a near-tie. Without seed, fresh randomness.
      - the prompt must be shorter than the model's context; max_tokens is capped to what is left.
 POST /v1/tokenize {messages, tools?, add_generation_prompt=false}
   -> {token_ids, spans: [{message, role, start, end, completion_start?}]}
@@ -71,6 +81,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .errors import BadRequest
+from .decode_engine import make_engine
 from .sampler import RowSpec, generate
 from .train_batch import parse_forward_backward, parse_optim_step
 
@@ -163,13 +174,16 @@ def _float(body, key, default, lo, hi):
 class Worker:
     """State behind the HTTP API: the model host, the trainer commands and the model thread."""
 
-    def __init__(self, host, commands, model_thread_factory, world: int = 1):
+    def __init__(self, host, commands, model_thread_factory, world: int = 1, prefix_cache_mb: int = 128):
         self.host, self.commands, self.world = host, commands, world
         self.tok = host.tokenizer
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else host.eos_ids[0]
-        self.thread = model_thread_factory(self._run_batch)
+        self.engine = make_engine(host.base, self.tok, host.eos_ids, self.pad_id, host.max_context,
+                                  prefix_cache_mb << 20)
+        self.thread = model_thread_factory(self.engine)
 
     def _run_batch(self, rows):
+        """The static padded-batch decoder (kept as the reference the fast path is tested against)."""
         return generate(self.host.base, self.tok, rows, self.host.eos_ids, self.pad_id, self.host.max_context)
 
     def render(self, messages, tools=None, add_generation_prompt=False) -> list:
