@@ -1,5 +1,7 @@
 import type { Task } from "../core/task.js";
 import { generateTasks, toolworldCorpus, toolworldVocabulary } from "../envs/toolworld/index.js";
+import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
+import { toolIndex } from "./policy-view.js";
 import { ENV_DOMAIN, ENVLESS_DOMAINS, HELDOUT_DOMAIN, TRAIN_DOMAINS, type DemoPlan, type EvalSplit } from "./layout.js";
 
 export interface DemoData {
@@ -38,7 +40,11 @@ export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
     toolworldCorpus(trainTasks) +
     heldoutTools.map((t) => JSON.stringify(t)).join("\n") +
     "\n" +
+    toolIndex(heldoutTools) +
+    "\n" +
     chatTemplateLines(trainTasks).join("\n") +
+    "\n" +
+    rehearsalLines(trainTasks).join("\n") +
     "\n";
   return { train, eval: evalSets, corpus, vocabulary: toolworldVocabulary() };
 }
@@ -49,8 +55,22 @@ export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
  */
 function chatTemplateLines(tasks: readonly Task[]): string[] {
   const lines = ["system", "user", "assistant", "system", "user", "assistant"];
+  for (const tools of new Set(tasks.map((t) => toolIndex(t.tools)))) lines.push(tools);
   for (const task of tasks) {
     for (const e of task.examples) lines.push(pyJson({ name: e.name, arguments: e.arguments }));
+  }
+  return lines;
+}
+
+/** The compact rehearsal prompts (system line and evidence lines) the model reads in SFT and rollouts. */
+function rehearsalLines(tasks: readonly Task[]): string[] {
+  const lines: string[] = [];
+  for (const task of tasks) {
+    for (const e of task.examples) {
+      for (const m of buildRehearsalPrompt({ task, history: [], rawActMessage: "", call: { id: "c", name: e.name, arguments: e.arguments }, variant: "compact" })) {
+        lines.push(m.content);
+      }
+    }
   }
   return lines;
 }

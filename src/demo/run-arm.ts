@@ -14,7 +14,7 @@ import type { StepMetrics } from "../train/step-metrics.js";
 import type { ArmSpec } from "./arms.js";
 import { EVAL_DECODING } from "./evaluate.js";
 import type { DemoPlan } from "./layout.js";
-import { withoutToolSchemas } from "./policy-view.js";
+import { withCompactTools } from "./policy-view.js";
 
 /** Training rollouts' limits: toolworld acts and rehearsals are short. */
 const TRAIN_LIMITS = { max_assistant_turns: 4, max_parallel_calls: 4, context_budget: 1024, max_tokens: 96 };
@@ -59,7 +59,7 @@ export async function trainArm(
 ): Promise<{ worker: WorkerProcess; policy: ChatModel; training: ArmTraining }> {
   const { plan } = ctx;
   const worker = await startWorker({ model: ctx.sftDir, port: 0, restartOnCrash: true });
-  const policy = boundedChatModel(withoutToolSchemas(worker.client.chatModel()), plan.concurrency);
+  const policy = boundedChatModel(withCompactTools(worker.client.chatModel()), plan.concurrency);
   if (arm.mode === null) return { worker, policy, training: { envCalls: 0, steps: 0, metrics: [] } };
 
   let simulator: WorkerProcess | undefined;

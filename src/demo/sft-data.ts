@@ -3,6 +3,7 @@ import { createToolworldEnv, goldSolve, toolworldResultValue } from "../envs/too
 import { goldSftExamples } from "../train/gold-sft.js";
 import { rehearsingExample, type SftExample } from "../train/sft.js";
 import { renderAssistantText } from "../core/tool-call-text.js";
+import { withToolIndex } from "./policy-view.js";
 import { mulberry32 } from "../train/task-sampler.js";
 
 /**
@@ -10,31 +11,62 @@ import { mulberry32 } from "../train/task-sampler.js";
  * runs, and rehearsing turns whose targets are the recorded real responses, plus one probe call per
  * task on an id of the same kind that the recorded run did not touch, answered by the environment
  * that recorded the trace (mostly "not found": the honest answer for an unseen id).
- * Tools are not rendered into act prompts: a tiny model learns them from the traces, and short
- * prompts are what makes it learn at all (the probes in the issue).
+ * Act prompts carry the one-line tool index instead of the schemas (`policy-view.ts`), exactly as
+ * the policy sees them in rollouts: short prompts are what makes a tiny model learn at all.
  */
-export function demoSftExamples(tasks: readonly Task[], seed: number): { act: SftExample[]; rehearse: SftExample[] } {
-  const gold = goldSftExamples(tasks, { roles: ["act", "rehearse"], variant: "compact" });
-  const act = gold.act.map((ex) => ({ messages: ex.messages, targets: ex.targets }));
-  const rehearse = [...gold.rehearse];
+export function demoSftExamples(
+  tasks: readonly Task[],
+  seed: number,
+  opts: { rehearsePerTask?: number } = {},
+): { act: SftExample[]; rehearse: SftExample[] } {
+  const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
+  const act: SftExample[] = [];
+  const rehearse: SftExample[] = [];
   const rand = mulberry32(seed);
   for (const task of tasks) {
+    const gold = goldSftExamples([task], { roles: ["act", "rehearse"], variant: "compact" });
+    act.push(...gold.act.map((ex) => ({ messages: withToolIndex(ex.messages, task.tools), targets: ex.targets })));
+    const candidates = [...gold.rehearse];
     const probe = probeCall(task, rand);
-    if (!probe) continue;
-    const env = createToolworldEnv(task);
-    const result = toolworldResultValue(env.callSync(probe.call));
-    rehearse.push(
-      rehearsingExample({
-        task,
-        history: probe.history,
-        rawActMessage: renderAssistantText("", [probe.call]),
-        call: probe.call,
-        result,
-        variant: "compact",
-      }),
-    );
+    if (probe) candidates.push(probeExample(task, probe));
+    rehearse.push(...pickRehearsals(candidates, perTask, rand));
   }
   return { act, rehearse };
+}
+
+/**
+ * Rehearse examples kept per task. Copying ids is learned from acting turns, and a tiny model's SFT
+ * budget is a token count: with every recorded call kept, rehearsals were ~3 of 4 examples and the
+ * model never started copying in the budget (measured). One per task keeps the two roles balanced
+ * in tokens and spends the budget on more distinct tasks instead.
+ */
+export const DEMO_REHEARSE_PER_TASK = 1;
+
+/** `n` of the candidates, list answers (the least faithful in the probes) twice as likely. */
+function pickRehearsals(candidates: SftExample[], n: number, rand: () => number): SftExample[] {
+  const pool = [...candidates];
+  const out: SftExample[] = [];
+  while (out.length < n && pool.length > 0) {
+    const w = pool.map((ex) => (/"\w+":\[/.test(ex.messages.at(-1)?.content ?? "") ? 2 : 1));
+    let r = rand() * w.reduce((a, b) => a + b, 0);
+    let i = 0;
+    while (i < pool.length - 1 && (r -= w[i]!) > 0) i++;
+    out.push(pool.splice(i, 1)[0]!);
+  }
+  return out;
+}
+
+function probeExample(task: Task, probe: NonNullable<ReturnType<typeof probeCall>>): SftExample {
+  const env = createToolworldEnv(task);
+  const result = toolworldResultValue(env.callSync(probe.call));
+  return rehearsingExample({
+    task,
+    history: probe.history,
+    rawActMessage: renderAssistantText("", [probe.call]),
+    call: probe.call,
+    result,
+    variant: "compact",
+  });
 }
 
 /** A recorded call with its id argument swapped for another id of the same prefix (e.g. o12 → o57). */

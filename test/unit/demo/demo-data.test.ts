@@ -3,7 +3,7 @@ import { armResult, pooled } from "../../../src/demo/aggregate.js";
 import { armSpecs } from "../../../src/demo/arms.js";
 import { buildDemoData, pyJson } from "../../../src/demo/data.js";
 import { ENV_DOMAIN, ENVLESS_DOMAINS, HELDOUT_DOMAIN, QUICK_PLAN } from "../../../src/demo/layout.js";
-import { withoutToolSchemas } from "../../../src/demo/policy-view.js";
+import { toolIndex, withCompactTools } from "../../../src/demo/policy-view.js";
 import { demoSftExamples } from "../../../src/demo/sft-data.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 
@@ -48,8 +48,9 @@ describe("demo SFT examples", () => {
   });
 
   it("answers every rehearsing prompt with an <execution_result> block, including probes of unseen ids", () => {
-    const recorded = tasks.reduce((a, t) => a + t.examples.length, 0);
-    expect(sft.rehearse.length).toBeGreaterThan(recorded);
+    // One rehearsal per task (DEMO_REHEARSE_PER_TASK), drawn from its recorded calls and its probe.
+    expect(sft.rehearse.length).toBeLessThanOrEqual(tasks.length);
+    expect(sft.rehearse.length).toBeGreaterThan(tasks.length * 0.9);
     for (const ex of sft.rehearse) {
       expect(ex.messages[ex.targets[0]!]!.content).toMatch(/^<execution_result>\n[[{].*[\]}]\n<\/execution_result>$/s);
     }
@@ -103,12 +104,29 @@ describe("demo arms and aggregation", () => {
   });
 });
 
-describe("withoutToolSchemas", () => {
-  it("drops tool schemas from act requests and keeps the rest", async () => {
-    const policy = new ScriptedPolicy({ act: ["hi"] });
-    const view = withoutToolSchemas(policy);
-    await view.chat({ messages: [{ role: "user", content: "x" }], tools: [{ name: "f", description: "", parameters: {} }], temperature: 0 });
-    expect(policy.calls[0]!.request.tools).toBeUndefined();
-    expect(policy.calls[0]!.request.temperature).toBe(0);
+describe("withCompactTools", () => {
+  const tools = [
+    { name: "find_user", description: "look up", parameters: { type: "object", properties: { email: { type: "string" } } } },
+    { name: "ping", description: "", parameters: {} },
+  ];
+
+  it("turns tool schemas into a one-line index in the system message and keeps the rest", async () => {
+    const policy = new ScriptedPolicy({ act: ["hi", "hi"] });
+    const view = withCompactTools(policy);
+    await view.chat({ messages: [{ role: "system", content: "shop agent." }, { role: "user", content: "x" }], tools, temperature: 0 });
+    const req = policy.calls[0]!.request;
+    expect(req.tools).toBeUndefined();
+    expect(req.temperature).toBe(0);
+    expect(req.messages[0]).toEqual({ role: "system", content: "shop agent.\ntools: find_user(email) ping()" });
+    await view.chat({ messages: [{ role: "user", content: "x" }], tools });
+    expect(policy.calls[1]!.request.messages.map((m) => m.role)).toEqual(["system", "user"]);
+  });
+
+  it("gives SFT acting examples the same index the policy sees", () => {
+    const data = buildDemoData(QUICK_PLAN, 1);
+    const task = data.train.shop![0]!;
+    const ex = demoSftExamples([task], 1).act[0]!;
+    expect(ex.messages[0]!.content).toBe(`${task.system}\n${toolIndex(task.tools)}`);
+    expect(data.corpus).toContain(toolIndex(task.tools));
   });
 });
