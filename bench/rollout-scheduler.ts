@@ -14,7 +14,13 @@ import type { Message } from "../src/core/messages.js";
 import { TaskZ, type Task } from "../src/core/task.js";
 import { OpenAIChatModel } from "../src/engines/openai-chat-model.js";
 import { EndpointPool } from "../src/engines/endpoint-pool.js";
-import { isRehearsalRequest, rehearsalResponder, runEpisode, runEpisodes, type EpisodeJob } from "../src/rollout/index.js";
+import {
+  isRehearsalRequest,
+  rehearsalResponder,
+  runEpisode,
+  runEpisodes,
+  type EpisodeJob,
+} from "../src/rollout/index.js";
 import { startMockOpenAIServer, type MockChatBody } from "../src/testing/index.js";
 
 const argv = process.argv.slice(2);
@@ -44,14 +50,17 @@ function latencyFor(body: MockChatBody): number {
   return Math.min(CAP_MS, MEDIAN_MS * Math.exp(SIGMA * z));
 }
 
-const toolCall = (name: string, args: Record<string, unknown>) => `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>`;
+const toolCall = (name: string, args: Record<string, unknown>) =>
+  `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>`;
 
 /** Act: two parallel lookups after a user message, a reply after tool results. Rehearse: a result. */
 function reply(body: MockChatBody): string {
   const messages = body.messages.map((m) => ({ role: m.role, content: m.content ?? "" })) as Message[];
-  if (isRehearsalRequest(messages)) return `<execution_result>\n{"status":"pending","eta_days":${hash(messages[1]!.content) % 9}}\n</execution_result>`;
+  if (isRehearsalRequest(messages))
+    return `<execution_result>\n{"status":"pending","eta_days":${hash(messages[1]!.content) % 9}}\n</execution_result>`;
   const last = messages[messages.length - 1]!;
-  if (last.role === "user") return toolCall("get_order", { order_id: "A1" }) + toolCall("get_shipping", { order_id: "A1" });
+  if (last.role === "user")
+    return toolCall("get_order", { order_id: "A1" }) + toolCall("get_shipping", { order_id: "A1" });
   return "Your order A1 is pending.";
 }
 
@@ -76,7 +85,12 @@ async function serve(): Promise<void> {
 class StepBarrier {
   private active = 0;
   private readonly blocked = new Set<number>();
-  private pending: Array<{ episode: number; request: ChatRequest; resolve: (r: ChatResult) => void; reject: (e: unknown) => void }> = [];
+  private pending: Array<{
+    episode: number;
+    request: ChatRequest;
+    resolve: (r: ChatResult) => void;
+    reject: (e: unknown) => void;
+  }> = [];
   private scheduled = false;
   steps = 0;
 
@@ -120,7 +134,9 @@ class StepBarrier {
     this.steps++;
     const settled = await Promise.allSettled(step.map((p) => this.model.chat(p.request)));
     this.blocked.clear();
-    settled.forEach((s, i) => (s.status === "fulfilled" ? step[i]!.resolve(s.value) : step[i]!.reject(s.reason)));
+    settled.forEach((s, i) =>
+      s.status === "fulfilled" ? step[i]!.resolve(s.value) : step[i]!.reject(s.reason),
+    );
   }
 }
 
@@ -137,7 +153,11 @@ function makeTasks(n: number, tag = "bench"): Task[] {
         { name: "get_order", description: "order", parameters: params },
         { name: "get_shipping", description: "shipping", parameters: params },
       ],
-      user_turns: [`Where is order A1? (customer ${i})`, `And when will it arrive? (customer ${i})`, `Thanks, anything else? (customer ${i})`],
+      user_turns: [
+        `Where is order A1? (customer ${i})`,
+        `And when will it arrive? (customer ${i})`,
+        `Thanks, anything else? (customer ${i})`,
+      ],
       checklists: [[[{ question: "lookup", rule: { call: "get_order", args: { order_id: "A1" } } }], [], []]],
     }),
   );
@@ -145,7 +165,9 @@ function makeTasks(n: number, tag = "bench"): Task[] {
 
 async function main(): Promise<void> {
   const json = argv.includes("--json");
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, "--serve", ...argv], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, "--serve", ...argv], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once("line", resolve);
     child.once("exit", (code) => reject(new Error(`mock server exited with ${code}`)));
@@ -162,14 +184,22 @@ async function main(): Promise<void> {
     // warm-up (JIT, connections) on other tasks, so that neither timed run pays it
     const warm = makeTasks(Math.max(1, EPISODES / 8), "warmup");
     await runEpisodes(
-      warm.map((task) => ({ task, options: { policy: pool, responder: rehearsalResponder(pool, { variant: "compact" }), ...limits } })),
+      warm.map((task) => ({
+        task,
+        options: { policy: pool, responder: rehearsalResponder(pool, { variant: "compact" }), ...limits },
+      })),
       { concurrency: warm.length },
     );
 
     // async
     const jobs: EpisodeJob[] = episodes.map(({ task, sample }) => ({
       task,
-      options: { policy: pool, responder: rehearsalResponder(pool, { variant: "compact" }), sample, ...limits },
+      options: {
+        policy: pool,
+        responder: rehearsalResponder(pool, { variant: "compact" }),
+        sample,
+        ...limits,
+      },
     }));
     const callsBefore = pool.stats().calls;
     const cpu0 = process.cpuUsage();
@@ -185,12 +215,21 @@ async function main(): Promise<void> {
     const syncResults = await Promise.all(
       episodes.map(({ task, sample }, i) => {
         const m = barrier.modelFor(i);
-        return barrier.run(runEpisode(task, { policy: m, responder: rehearsalResponder(m, { variant: "compact" }), sample, ...limits }));
+        return barrier.run(
+          runEpisode(task, {
+            policy: m,
+            responder: rehearsalResponder(m, { variant: "compact" }),
+            sample,
+            ...limits,
+          }),
+        );
       }),
     );
     const wallSync = (performance.now() - t1) / 1000;
 
-    const same = asyncResults.every((r, i) => JSON.stringify(r.messages) === JSON.stringify(syncResults[i]!.messages));
+    const same = asyncResults.every(
+      (r, i) => JSON.stringify(r.messages) === JSON.stringify(syncResults[i]!.messages),
+    );
     const out = {
       wall_async_s: +wallAsync.toFixed(3),
       wall_sync_s: +wallSync.toFixed(3),
@@ -200,7 +239,8 @@ async function main(): Promise<void> {
       model_calls: asyncCalls,
       sync_steps: barrier.steps,
       identical_trajectories: same,
-      all_done: asyncResults.every((r) => r.endReason === "done") && syncResults.every((r) => r.endReason === "done"),
+      all_done:
+        asyncResults.every((r) => r.endReason === "done") && syncResults.every((r) => r.endReason === "done"),
       latency: { dist: "lognormal", median_ms: MEDIAN_MS, sigma: SIGMA, cap_ms: CAP_MS },
     };
     if (json) process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -49,7 +49,14 @@ export {
   toolworldCorpus,
   toolworldResultValue,
 } from "./envs/toolworld/index.js";
-export type { GenerateOptions, ToolworldSplit, GoldRun, GoldTurn, GoldCall, ToolworldState } from "./envs/toolworld/index.js";
+export type {
+  GenerateOptions,
+  ToolworldSplit,
+  GoldRun,
+  GoldTurn,
+  GoldCall,
+  ToolworldState,
+} from "./envs/toolworld/index.js";
 export {
   loadTasks,
   parseTasks,

@@ -57,7 +57,11 @@ export function fidelity(rehearsed: unknown, real: unknown): FidelityScore {
 }
 
 /** Aggregates scores into rates. */
-export function summarizeFidelity(scores: readonly FidelityScore[]): { exact: number; f1: number; n: number } {
+export function summarizeFidelity(scores: readonly FidelityScore[]): {
+  exact: number;
+  f1: number;
+  n: number;
+} {
   const n = scores.length;
   if (n === 0) return { exact: 0, f1: 0, n };
   return {

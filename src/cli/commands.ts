@@ -11,7 +11,15 @@ import * as demo from "./commands/demo.js";
  * Every subcommand lives in its own file under `commands/` and exports `register(program)`.
  * Add one import and one list entry per command.
  */
-const commands: { register(program: Command): void }[] = [demo, train, evalCommand, worker, mcp, data, report];
+const commands: { register(program: Command): void }[] = [
+  demo,
+  train,
+  evalCommand,
+  worker,
+  mcp,
+  data,
+  report,
+];
 
 export function registerCommands(program: Command): void {
   for (const c of commands) c.register(program);

@@ -50,9 +50,13 @@ function parseCallJson(raw: string, id: string): ToolCall | EnvaceError {
   try {
     value = JSON.parse(raw);
   } catch (e) {
-    return new EnvaceError("INVALID_TOOL_CALL_FORMAT", `tool call is not valid JSON: ${(e as Error).message}`, {
-      raw,
-    });
+    return new EnvaceError(
+      "INVALID_TOOL_CALL_FORMAT",
+      `tool call is not valid JSON: ${(e as Error).message}`,
+      {
+        raw,
+      },
+    );
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return new EnvaceError("INVALID_TOOL_CALL_FORMAT", "tool call must be a JSON object", { raw });
@@ -63,7 +67,9 @@ function parseCallJson(raw: string, id: string): ToolCall | EnvaceError {
   }
   const argObj = typeof args === "string" ? tryParseObject(args) : (args ?? {});
   if (typeof argObj !== "object" || argObj === null || Array.isArray(argObj)) {
-    return new EnvaceError("INVALID_TOOL_CALL_FORMAT", `"arguments" of ${name} must be a JSON object`, { raw });
+    return new EnvaceError("INVALID_TOOL_CALL_FORMAT", `"arguments" of ${name} must be a JSON object`, {
+      raw,
+    });
   }
   return { id, name, arguments: argObj as Record<string, unknown> };
 }

@@ -46,7 +46,10 @@ export function validateToolCall(call: ToolCall, tools: readonly ToolSchema[]): 
   try {
     validate = compile(tool.parameters);
   } catch (e) {
-    throw new EnvaceError("INVALID_CONFIG", `tool ${tool.name} has an invalid JSON schema: ${(e as Error).message}`);
+    throw new EnvaceError(
+      "INVALID_CONFIG",
+      `tool ${tool.name} has an invalid JSON schema: ${(e as Error).message}`,
+    );
   }
   if (validate(call.arguments)) return undefined;
   const errors = (validate.errors ?? []).map(describe);

@@ -32,9 +32,37 @@ export function armSpecs(klAnchor: number): ArmSpec[] {
   return [
     { name: "sft", mode: null, domains: [], roles: train, klCoef: 0, rehearsedWorld: true },
     { name: "real", mode: "real", domains: [ENV_DOMAIN], roles: actOnly, klCoef: 0, rehearsedWorld: false },
-    { name: "simulator", mode: "simulator", domains: TRAIN_DOMAINS, roles: actOnly, klCoef: 0, rehearsedWorld: false },
-    { name: "envace", mode: "rehearsal", domains: TRAIN_DOMAINS, roles: train, klCoef: 0, rehearsedWorld: true },
-    { name: "envace_anchored", mode: "rehearsal", domains: TRAIN_DOMAINS, roles: train, klCoef: klAnchor, rehearsedWorld: true },
-    { name: "real_all", mode: "real", domains: TRAIN_DOMAINS, roles: actOnly, klCoef: 0, rehearsedWorld: false },
+    {
+      name: "simulator",
+      mode: "simulator",
+      domains: TRAIN_DOMAINS,
+      roles: actOnly,
+      klCoef: 0,
+      rehearsedWorld: false,
+    },
+    {
+      name: "envace",
+      mode: "rehearsal",
+      domains: TRAIN_DOMAINS,
+      roles: train,
+      klCoef: 0,
+      rehearsedWorld: true,
+    },
+    {
+      name: "envace_anchored",
+      mode: "rehearsal",
+      domains: TRAIN_DOMAINS,
+      roles: train,
+      klCoef: klAnchor,
+      rehearsedWorld: true,
+    },
+    {
+      name: "real_all",
+      mode: "real",
+      domains: TRAIN_DOMAINS,
+      roles: actOnly,
+      klCoef: 0,
+      rehearsedWorld: false,
+    },
   ];
 }

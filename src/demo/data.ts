@@ -2,7 +2,14 @@ import type { Task } from "../core/task.js";
 import { generateTasks, toolworldCorpus, toolworldVocabulary } from "../envs/toolworld/index.js";
 import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
 import { toolIndex } from "./policy-view.js";
-import { ENV_DOMAIN, ENVLESS_DOMAINS, HELDOUT_DOMAIN, TRAIN_DOMAINS, type DemoPlan, type EvalSplit } from "./layout.js";
+import {
+  ENV_DOMAIN,
+  ENVLESS_DOMAINS,
+  HELDOUT_DOMAIN,
+  TRAIN_DOMAINS,
+  type DemoPlan,
+  type EvalSplit,
+} from "./layout.js";
 
 export interface DemoData {
   /** Training tasks per training domain (tasks, checklists and recorded `examples`). */
@@ -22,7 +29,12 @@ export interface DemoData {
 export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
   const train: Record<string, Task[]> = {};
   for (const [i, domain] of TRAIN_DOMAINS.entries()) {
-    train[domain] = generateTasks({ domain, seed: seed * 101 + i, count: plan.trainTasksPerDomain, split: "train" });
+    train[domain] = generateTasks({
+      domain,
+      seed: seed * 101 + i,
+      count: plan.trainTasksPerDomain,
+      split: "train",
+    });
   }
   const held = (domain: string, count: number, salt: number) =>
     generateTasks({ domain, seed: seed * 101 + 50 + salt, count, split: "heldout" });
@@ -67,7 +79,13 @@ function rehearsalLines(tasks: readonly Task[]): string[] {
   const lines: string[] = [];
   for (const task of tasks) {
     for (const e of task.examples) {
-      for (const m of buildRehearsalPrompt({ task, history: [], rawActMessage: "", call: { id: "c", name: e.name, arguments: e.arguments }, variant: "compact" })) {
+      for (const m of buildRehearsalPrompt({
+        task,
+        history: [],
+        rawActMessage: "",
+        call: { id: "c", name: e.name, arguments: e.arguments },
+        variant: "compact",
+      })) {
         lines.push(m.content);
       }
     }

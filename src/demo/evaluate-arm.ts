@@ -3,7 +3,13 @@ import type { Task } from "../core/task.js";
 import type { ArmResult } from "../report/results.js";
 import type { ArmSpec } from "./arms.js";
 import type { DemoData } from "./data.js";
-import { ownCallFidelity, recordedFidelity, runEvalEpisodes, runRehearsedWorld, firstCallCopy } from "./evaluate.js";
+import {
+  ownCallFidelity,
+  recordedFidelity,
+  runEvalEpisodes,
+  runRehearsedWorld,
+  firstCallCopy,
+} from "./evaluate.js";
 import { EVAL_SPLITS, type DemoPlan, type EvalSplit } from "./layout.js";
 
 /** Per-task outcomes of one arm on one seed, kept so that several seeds can be pooled. */
@@ -22,7 +28,12 @@ export interface ArmEvaluation {
  * fidelity on recorded calls (the env-less domains' held-out traces) and on its own calls; and,
  * for rehearsal arms, success inside its own rehearsed world on the env-less set.
  */
-export async function evaluateArm(policy: ChatModel, arm: ArmSpec, data: DemoData, plan: DemoPlan): Promise<ArmEvaluation> {
+export async function evaluateArm(
+  policy: ChatModel,
+  arm: ArmSpec,
+  data: DemoData,
+  plan: DemoPlan,
+): Promise<ArmEvaluation> {
   const success = {} as Record<EvalSplit, number[]>;
   const reward: number[] = [];
   let evalEnvCalls = 0;
@@ -40,7 +51,13 @@ export async function evaluateArm(policy: ChatModel, arm: ArmSpec, data: DemoDat
     }
   }
   const recorded = await recordedFidelity(policy, data.eval.envless, plan.fidelityCalls, plan.concurrency);
-  const own = await ownCallFidelity(policy, data.eval.envless, envlessEpisodes, plan.fidelityCalls, plan.concurrency);
+  const own = await ownCallFidelity(
+    policy,
+    data.eval.envless,
+    envlessEpisodes,
+    plan.fidelityCalls,
+    plan.concurrency,
+  );
   const rehearsedWorldSuccess = arm.rehearsedWorld
     ? (await runRehearsedWorld(policy, data.eval.envless, plan.concurrency)).success
     : null;

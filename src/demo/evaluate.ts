@@ -53,8 +53,16 @@ export async function runEvalEpisodes(
 }
 
 /** Success measured inside the policy's own rehearsed world (the co-adaptation diagnostic). */
-export function runRehearsedWorld(policy: ChatModel, tasks: readonly Task[], concurrency: number): Promise<EvalOutcome> {
-  const responder = rehearsalResponder(policy, { variant: "compact", temperature: 0, maxTokens: EVAL_DECODING.maxTokens });
+export function runRehearsedWorld(
+  policy: ChatModel,
+  tasks: readonly Task[],
+  concurrency: number,
+): Promise<EvalOutcome> {
+  const responder = rehearsalResponder(policy, {
+    variant: "compact",
+    temperature: 0,
+    maxTokens: EVAL_DECODING.maxTokens,
+  });
   return runEvalEpisodes(policy, tasks, { concurrency, responder });
 }
 
@@ -64,7 +72,13 @@ export function firstCallCopy(episodes: readonly EpisodeResult[], tasks: readonl
   episodes.forEach((ep, i) => {
     const gold = goldSolve(tasks[i]!).turns[0]?.calls[0]?.call;
     const first = ep.calls[0]?.call;
-    if (gold && first && first.name === gold.name && JSON.stringify(sorted(first.arguments)) === JSON.stringify(sorted(gold.arguments))) hits++;
+    if (
+      gold &&
+      first &&
+      first.name === gold.name &&
+      JSON.stringify(sorted(first.arguments)) === JSON.stringify(sorted(gold.arguments))
+    )
+      hits++;
   });
   return episodes.length > 0 ? hits / episodes.length : 0;
 }
@@ -81,7 +95,11 @@ interface RehearsalProbe {
   real: unknown;
 }
 
-async function scoreProbes(policy: ChatModel, probes: readonly RehearsalProbe[], concurrency: number): Promise<FidelityScore[]> {
+async function scoreProbes(
+  policy: ChatModel,
+  probes: readonly RehearsalProbe[],
+  concurrency: number,
+): Promise<FidelityScore[]> {
   const scores: FidelityScore[] = new Array(probes.length);
   let next = 0;
   const worker = async () => {
@@ -102,7 +120,12 @@ async function scoreProbes(policy: ChatModel, probes: readonly RehearsalProbe[],
  * Fidelity on recorded calls: the gold runs' calls of `tasks`, rehearsed with the same prompt and
  * evidence (the task's recorded examples) that rehearsal uses in training and at test time.
  */
-export async function recordedFidelity(policy: ChatModel, tasks: readonly Task[], max: number, concurrency: number) {
+export async function recordedFidelity(
+  policy: ChatModel,
+  tasks: readonly Task[],
+  max: number,
+  concurrency: number,
+) {
   const probes: RehearsalProbe[] = [];
   for (const task of tasks) {
     const run = goldSolve(task);

@@ -47,7 +47,10 @@ export const GATE = { firstCallCopy: 0.95, fidelity: 0.9 };
  * evaluation, fidelity, co-adaptation diagnostic → test-time rows → results.json, results.md,
  * report.html. Seeds run one after another; arms one after another within a seed.
  */
-export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void = () => {}): Promise<DemoResults> {
+export async function runDemo(
+  opts: DemoOptions,
+  onEvent: (e: DemoEvent) => void = () => {},
+): Promise<DemoResults> {
   const t0 = Date.now();
   const plan: DemoPlan = { ...(opts.quick ? QUICK_PLAN : FULL_PLAN), ...opts.plan };
   const out = resolve(opts.out);
@@ -64,7 +67,9 @@ export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void
     const data = buildDemoData(plan, seed);
     const allTrain = Object.values(data.train);
 
-    const sft = await sftCheckpoint(data, plan, seed, opts.cacheDir, (progress) => onEvent({ kind: "sft", seed, progress }));
+    const sft = await sftCheckpoint(data, plan, seed, opts.cacheDir, (progress) =>
+      onEvent({ kind: "sft", seed, progress }),
+    );
     onEvent({ kind: "sft", seed, progress: { phase: "save" }, cached: sft.cached });
 
     const testtime: TestTimeRow[] = [];
@@ -72,7 +77,8 @@ export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void
       const a0 = Date.now();
       onEvent({ kind: "arm-start", seed, arm: spec.name, steps: spec.mode ? plan.rl.steps : 0 });
       const tasks = spec.domains.flatMap((d) => data.train[d] ?? []);
-      const armDir = opts.seeds > 1 ? join(armOutDir(out, spec.name), `seed-${seed}`) : armOutDir(out, spec.name);
+      const armDir =
+        opts.seeds > 1 ? join(armOutDir(out, spec.name), `seed-${seed}`) : armOutDir(out, spec.name);
       const { worker, policy, training } = await trainArm(spec, {
         sftDir: sft.dir,
         plan,
@@ -93,7 +99,15 @@ export async function runDemo(opts: DemoOptions, onEvent: (e: DemoEvent) => void
         }
         if (!opts.skipTestTime && (spec.name === "sft" || spec.name === "envace")) {
           onEvent({ kind: "stage", seed, stage: `test-time rehearsal ${spec.name}` });
-          testtime.push(...(await testTimeRows(spec.name, policy, data.eval.envless, opts.quick ? 2 : 4, plan.concurrency)));
+          testtime.push(
+            ...(await testTimeRows(
+              spec.name,
+              policy,
+              data.eval.envless,
+              opts.quick ? 2 : 4,
+              plan.concurrency,
+            )),
+          );
         }
         const minutes = (Date.now() - a0) / 60000;
         const runs = runsByArm.get(spec.name) ?? [];

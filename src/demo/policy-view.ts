@@ -16,7 +16,10 @@ export function toolIndex(tools: readonly ToolSchema[]): string {
 }
 
 /** The act prompt's messages with the tool index appended to the system message (added if absent). */
-export function withToolIndex(messages: readonly Message[], tools: readonly ToolSchema[] | undefined): Message[] {
+export function withToolIndex(
+  messages: readonly Message[],
+  tools: readonly ToolSchema[] | undefined,
+): Message[] {
   if (!tools || tools.length === 0) return [...messages];
   const index = toolIndex(tools);
   const [first, ...rest] = messages;

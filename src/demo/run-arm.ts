@@ -34,7 +34,9 @@ function binaryReward(sampler: EpisodeSampler): EpisodeSampler {
   return {
     async sampleGroups(tasks, opts) {
       const out = await sampler.sampleGroups(tasks, opts);
-      const groups = out.groups.map((g) => g.map((e) => (e.masked ? e : { ...e, reward: e.success ? 1 : 0 })));
+      const groups = out.groups.map((g) =>
+        g.map((e) => (e.masked ? e : { ...e, reward: e.success ? 1 : 0 })),
+      );
       return { ...out, groups };
     },
   };

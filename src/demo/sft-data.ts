@@ -25,7 +25,9 @@ export function demoSftExamples(
   const rand = mulberry32(seed);
   for (const task of tasks) {
     const gold = goldSftExamples([task], { roles: ["act", "rehearse"], variant: "compact" });
-    act.push(...gold.act.map((ex) => ({ messages: withToolIndex(ex.messages, task.tools), targets: ex.targets })));
+    act.push(
+      ...gold.act.map((ex) => ({ messages: withToolIndex(ex.messages, task.tools), targets: ex.targets })),
+    );
     const candidates = [...gold.rehearse];
     const probe = probeCall(task, rand);
     if (probe) candidates.push(probeExample(task, probe));
@@ -72,7 +74,9 @@ function probeExample(task: Task, probe: NonNullable<ReturnType<typeof probeCall
 /** A recorded call with its id argument swapped for another id of the same prefix (e.g. o12 → o57). */
 function probeCall(task: Task, rand: () => number) {
   const run = goldSolve(task);
-  const first = run.turns[0]?.calls.find((c) => Object.values(c.call.arguments).some((v) => typeof v === "string" && /^[a-z]\d+$/.test(v)));
+  const first = run.turns[0]?.calls.find((c) =>
+    Object.values(c.call.arguments).some((v) => typeof v === "string" && /^[a-z]\d+$/.test(v)),
+  );
   if (!first) return undefined;
   const args = { ...first.call.arguments };
   for (const [k, v] of Object.entries(args)) {

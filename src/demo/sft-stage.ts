@@ -41,14 +41,23 @@ export async function sftCheckpoint(
   onProgress: (p: SftProgress) => void = () => {},
 ): Promise<SftStageResult> {
   const key = createHash("sha256")
-    .update(JSON.stringify({ v: SFT_RECIPE_VERSION, size: plan.size, sft: plan.sft, tasks: plan.trainTasksPerDomain, seed }))
+    .update(
+      JSON.stringify({
+        v: SFT_RECIPE_VERSION,
+        size: plan.size,
+        sft: plan.sft,
+        tasks: plan.trainTasksPerDomain,
+        seed,
+      }),
+    )
     .digest("hex")
     .slice(0, 16);
   const dir = resolve(cacheRoot, `sft-${key}`);
   const trainTasks = Object.values(data.train).flat();
   const sft = demoSftExamples(trainTasks, seed);
   const counts = { act: sft.act.length, rehearse: sft.rehearse.length };
-  if (existsSync(join(dir, "config.json"))) return { dir, cached: true, minutes: 0, examples: counts, lossByStep: [] };
+  if (existsSync(join(dir, "config.json")))
+    return { dir, cached: true, minutes: 0, examples: counts, lossByStep: [] };
 
   const t0 = Date.now();
   const tmp = `${dir}.tmp-${process.pid}`;
@@ -58,7 +67,12 @@ export async function sftCheckpoint(
   writeFileSync(join(tmp, "vocab-extra.txt"), data.vocabulary.join("\n") + "\n");
   onProgress({ phase: "init" });
   const worker = await startWorker({
-    init: { corpus: join(tmp, "corpus.txt"), vocabExtra: join(tmp, "vocab-extra.txt"), size: plan.size, seed },
+    init: {
+      corpus: join(tmp, "corpus.txt"),
+      vocabExtra: join(tmp, "vocab-extra.txt"),
+      size: plan.size,
+      seed,
+    },
     port: 0,
   });
   try {
@@ -85,7 +99,13 @@ export async function sftCheckpoint(
     rmSync(dir, { recursive: true, force: true });
     renameSync(join(tmp, "model"), dir);
     rmSync(tmp, { recursive: true, force: true });
-    return { dir, cached: false, minutes: (Date.now() - t0) / 60000, examples: counts, lossByStep: res.lossByStep };
+    return {
+      dir,
+      cached: false,
+      minutes: (Date.now() - t0) / 60000,
+      examples: counts,
+      lossByStep: res.lossByStep,
+    };
   } finally {
     await worker.stop();
   }

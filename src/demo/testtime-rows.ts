@@ -55,13 +55,18 @@ export async function testTimeRows(
       ...(rehearsal.mode === "none" ? {} : { memory: "digest" }),
       success: { mean: success.mean, ci95: Number.isNaN(success.ci95) ? null : success.ci95, n: success.n },
       real_calls_during_rehearsal: results.reduce((a, r) => a + r.rehearsal.realCallsDuringRehearsal, 0),
-      rehearsal_tokens_per_task: results.reduce((a, r) => a + r.rehearsal.tokens.total, 0) / Math.max(1, results.length),
+      rehearsal_tokens_per_task:
+        results.reduce((a, r) => a + r.rehearsal.tokens.total, 0) / Math.max(1, results.length),
     });
   }
   return rows;
 }
 
-async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+async function mapConcurrent<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (x: T) => Promise<R>,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const run = async () => {

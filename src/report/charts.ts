@@ -22,7 +22,11 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   }
 }
 
-export function rewardCurveSpec(points: StepPoint[], title: string, colorField: "arm" | "series"): TopLevelSpec {
+export function rewardCurveSpec(
+  points: StepPoint[],
+  title: string,
+  colorField: "arm" | "series",
+): TopLevelSpec {
   const values = points.map((p) => ({ ...p, series: `${p.arm} · ${p.role}` }));
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",

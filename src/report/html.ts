@@ -8,7 +8,8 @@ import { DemoResultsZ, type DemoResults } from "./results.js";
 /** Reads `results.json` of a run directory, validated. */
 export function readResults(runDir: string): DemoResults {
   const file = join(runDir, "results.json");
-  if (!existsSync(file)) throw new EnvaceError("INVALID_DATA_FILE", `${file} does not exist: is this a demo run directory?`);
+  if (!existsSync(file))
+    throw new EnvaceError("INVALID_DATA_FILE", `${file} does not exist: is this a demo run directory?`);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
@@ -78,7 +79,12 @@ function markdownTablesToHtml(md: string): string {
   };
   for (const line of md.split("\n")) {
     if (line.startsWith("|")) {
-      rows.push(line.slice(1, -1).split("|").map((c) => c.trim()));
+      rows.push(
+        line
+          .slice(1, -1)
+          .split("|")
+          .map((c) => c.trim()),
+      );
       continue;
     }
     flush();
@@ -98,9 +104,17 @@ export async function buildReportHtml(runDir: string): Promise<string> {
   const episodePoints = points.filter((p) => p.role === "episode");
   const armPoints = episodePoints.length > 0 ? episodePoints : points.filter((p) => p.role === "act");
   const charts: [string, string][] = [];
-  if (armPoints.length > 0) charts.push(["reward-per-arm", await renderSvg(rewardCurveSpec(armPoints, "Training reward per RL step (episode success)", "arm"))]);
+  if (armPoints.length > 0)
+    charts.push([
+      "reward-per-arm",
+      await renderSvg(rewardCurveSpec(armPoints, "Training reward per RL step (episode success)", "arm")),
+    ]);
   const rolePoints = points.filter((p) => p.role !== "episode");
-  if (rolePoints.length > 0) charts.push(["reward-per-role", await renderSvg(rewardCurveSpec(rolePoints, "Training reward per RL step and role", "series"))]);
+  if (rolePoints.length > 0)
+    charts.push([
+      "reward-per-role",
+      await renderSvg(rewardCurveSpec(rolePoints, "Training reward per RL step and role", "series")),
+    ]);
   charts.push(["success", await renderSvg(successSpec(results))]);
   if (results.arms.some((a) => a.fidelity)) charts.push(["fidelity", await renderSvg(fidelitySpec(results))]);
 

@@ -23,9 +23,9 @@ export function resultsMarkdown(r: DemoResults): string {
   const out = [
     `# envace demo results`,
     "",
-    `Run time ${r.minutes.toFixed(1)} min. SFT gate: first-call copy ${(100 * r.sft_gate.first_call_copy).toFixed(
-      1,
-    )}%, fidelity ${(100 * r.sft_gate.fidelity).toFixed(1)}%.`,
+    `Run time ${r.minutes.toFixed(1)} min. SFT gate: first-call copy ${(
+      100 * r.sft_gate.first_call_copy
+    ).toFixed(1)}%, fidelity ${(100 * r.sft_gate.fidelity).toFixed(1)}%.`,
     "",
     ...lines,
     "",
@@ -34,7 +34,13 @@ export function resultsMarkdown(r: DemoResults): string {
       ". Fidelity is the exact-match rate of rehearsed tool responses against the real ones on recorded calls.",
   ];
   if (r.testtime.length > 0) {
-    out.push("", "## Test-time private rehearsal", "", "| policy | mode | memory | success | real calls while rehearsing | rehearsal tokens / task |", "|---|---|---|---|---|---|");
+    out.push(
+      "",
+      "## Test-time private rehearsal",
+      "",
+      "| policy | mode | memory | success | real calls while rehearsing | rehearsal tokens / task |",
+      "|---|---|---|---|---|---|",
+    );
     for (const t of r.testtime) {
       out.push(
         `| ${t.policy} | ${t.mode}${t.n ? `:${t.n}` : ""} | ${t.memory ?? "–"} | ${pct(t.success)} | ${

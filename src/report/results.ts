@@ -4,7 +4,11 @@ import { z } from "zod";
  * The demo's results file (`results.json`) and its `--json` output: one schema, so that the report
  * can be rebuilt from a run directory and scripts can rely on the shape.
  */
-export const MeanCIZ = z.object({ mean: z.number().nullable(), ci95: z.number().nullable(), n: z.number().optional() });
+export const MeanCIZ = z.object({
+  mean: z.number().nullable(),
+  ci95: z.number().nullable(),
+  n: z.number().optional(),
+});
 
 export const ArmNameZ = z.enum(["sft", "real", "simulator", "envace", "envace_anchored", "real_all"]);
 

@@ -15,7 +15,10 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /** True when every key of `expected` is present in `actual` with a deeply equal value. */
-export function argsInclude(actual: Record<string, unknown>, expected: Record<string, unknown> | undefined): boolean {
+export function argsInclude(
+  actual: Record<string, unknown>,
+  expected: Record<string, unknown> | undefined,
+): boolean {
   if (!expected) return true;
   return Object.entries(expected).every(
     ([k, v]) => Object.prototype.hasOwnProperty.call(actual, k) && deepEqual(actual[k], v),

@@ -55,9 +55,13 @@ export function llmJudge(model: ChatModel, opts: LlmJudgeOptions = {}): Judge {
         return parseVerdict(res.samples[0]?.text ?? "");
       } catch (error) {
         if (attempt >= retries) {
-          throw new EnvaceError("JUDGE_ERROR", `judge ${model.name} failed after ${attempt + 1} attempts: ${(error as Error).message}`, {
-            cause: error,
-          });
+          throw new EnvaceError(
+            "JUDGE_ERROR",
+            `judge ${model.name} failed after ${attempt + 1} attempts: ${(error as Error).message}`,
+            {
+              cause: error,
+            },
+          );
         }
         const delayMs = backoffDelay(attempt, baseDelayMs, maxDelayMs);
         opts.onRetry?.({ attempt: attempt + 1, delayMs, error });

@@ -12,7 +12,8 @@ import { argsInclude } from "./deep-equal.js";
  */
 export function checkRule(rule: Rule, calls: readonly ToolCall[], replies: readonly string[]): boolean {
   if ("call" in rule) return calls.some((c) => c.name === rule.call && argsInclude(c.arguments, rule.args));
-  if ("forbid" in rule) return !calls.some((c) => c.name === rule.forbid && argsInclude(c.arguments, rule.args));
+  if ("forbid" in rule)
+    return !calls.some((c) => c.name === rule.forbid && argsInclude(c.arguments, rule.args));
   return replies.some((text) => rule.reply_contains.every((s) => text.includes(s)));
 }
 

@@ -9,17 +9,27 @@ import type { EpisodeScore, Judge, TurnScore, TurnTranscript } from "./types.js"
  * checklist, for that checklist's rule-less standards). Throws JUDGE_ERROR when the judge API fails,
  * and INVALID_CONFIG when a rule-less standard has no judge to decide it.
  */
-export async function scoreTurn(task: Task, turn: number, transcript: TurnTranscript, judge?: Judge): Promise<TurnScore> {
+export async function scoreTurn(
+  task: Task,
+  turn: number,
+  transcript: TurnTranscript,
+  judge?: Judge,
+): Promise<TurnScore> {
   let judgeCalls = 0;
   let judgeParseErrors = 0;
   const passed = await Promise.all(
     task.checklists.map(async (checklist) => {
       const standards = checklist[turn] ?? [];
-      const verdicts: boolean[] = standards.map((s) => (s.rule ? checkRule(s.rule, transcript.calls, transcript.replies) : false));
+      const verdicts: boolean[] = standards.map((s) =>
+        s.rule ? checkRule(s.rule, transcript.calls, transcript.replies) : false,
+      );
       const open = standards.flatMap((s, k) => (s.rule ? [] : [k]));
       if (open.length === 0) return verdicts;
       if (!judge) {
-        throw new EnvaceError("INVALID_CONFIG", `task ${task.id} has standards without a rule (turn ${turn}) but no judge was given`);
+        throw new EnvaceError(
+          "INVALID_CONFIG",
+          `task ${task.id} has standards without a rule (turn ${turn}) but no judge was given`,
+        );
       }
       judgeCalls++;
       const judged = await judge.judge({ task, turn, standards: open.map((k) => standards[k]!), transcript });
@@ -31,7 +41,10 @@ export async function scoreTurn(task: Task, turn: number, transcript: TurnTransc
       return verdicts;
     }),
   );
-  const score = task.checklists.reduce((s, checklist, c) => s + weightedScore(checklist[turn] ?? [], passed[c]!), 0);
+  const score = task.checklists.reduce(
+    (s, checklist, c) => s + weightedScore(checklist[turn] ?? [], passed[c]!),
+    0,
+  );
   return { score, passed, judgeCalls, judgeParseErrors };
 }
 
@@ -39,7 +52,11 @@ export async function scoreTurn(task: Task, turn: number, transcript: TurnTransc
  * Scores an episode from its completed turns (`turns[t]` is user turn t; turns never reached
  * score 0). A judge API failure masks the episode: `masked: true`, no reward — never a fake 0.
  */
-export async function scoreEpisode(task: Task, turns: readonly TurnTranscript[], judge?: Judge): Promise<EpisodeScore> {
+export async function scoreEpisode(
+  task: Task,
+  turns: readonly TurnTranscript[],
+  judge?: Judge,
+): Promise<EpisodeScore> {
   const turnScores: number[] = [];
   let judgeCalls = 0;
   let judgeParseErrors = 0;
@@ -50,7 +67,14 @@ export async function scoreEpisode(task: Task, turns: readonly TurnTranscript[],
       ts = await scoreTurn(task, t, turns[t]!, judge);
     } catch (e) {
       if (!isEnvaceError(e, "JUDGE_ERROR")) throw e;
-      return { turnScores, success: false, masked: true, judgeCalls, judgeParseErrors, maskReason: e.message };
+      return {
+        turnScores,
+        success: false,
+        masked: true,
+        judgeCalls,
+        judgeParseErrors,
+        maskReason: e.message,
+      };
     }
     turnScores.push(ts.score);
     judgeCalls += ts.judgeCalls;
@@ -58,5 +82,12 @@ export async function scoreEpisode(task: Task, turns: readonly TurnTranscript[],
     if (!ts.passed.every((p) => p.every(Boolean))) allPassed = false;
   }
   const success = allPassed && turns.length >= task.user_turns.length;
-  return { turnScores, reward: episodeReward(task, turnScores), success, masked: false, judgeCalls, judgeParseErrors };
+  return {
+    turnScores,
+    reward: episodeReward(task, turnScores),
+    success,
+    masked: false,
+    judgeCalls,
+    judgeParseErrors,
+  };
 }

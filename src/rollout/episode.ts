@@ -64,7 +64,11 @@ interface Answered {
 function requireJudge(task: Task, judge: Judge | undefined): void {
   if (judge) return;
   const open = task.checklists.some((c) => c.some((turn) => turn.some((s) => !s.rule)));
-  if (open) throw new EnvaceError("INVALID_CONFIG", `task ${task.id} has standards without a rule but no judge was given`);
+  if (open)
+    throw new EnvaceError(
+      "INVALID_CONFIG",
+      `task ${task.id} has standards without a rule but no judge was given`,
+    );
 }
 
 /**
@@ -180,7 +184,9 @@ async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promi
   for (let step = 0; ; step++) {
     if (step >= maxSteps) return "max_assistant_turns";
     const request: ChatRequest = {
-      messages: opts.actorView ? await opts.actorView(ep.messages.slice(), { turn: t, step }) : ep.messages.slice(),
+      messages: opts.actorView
+        ? await opts.actorView(ep.messages.slice(), { turn: t, step })
+        : ep.messages.slice(),
       tools: task.tools,
       temperature: opts.temperature ?? 1,
       maxTokens: opts.maxTokens ?? 512,
@@ -191,7 +197,11 @@ async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promi
 
     const history = ep.messages.slice();
     const act = readActOutput(out.sample, `call_${t}_${step}`);
-    ep.messages.push({ role: "assistant", content: act.content, ...(act.calls.length > 0 ? { toolCalls: act.calls } : {}) });
+    ep.messages.push({
+      role: "assistant",
+      content: act.content,
+      ...(act.calls.length > 0 ? { toolCalls: act.calls } : {}),
+    });
     turn.replies.push(act.content);
     if (act.calls.length + act.errors.length > (opts.maxParallelCalls ?? 8)) return "max_parallel_calls";
     if (act.calls.length === 0 && act.errors.length === 0) return undefined;
@@ -207,7 +217,8 @@ async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promi
     let end: EndReason | undefined;
     for (const { call, answer, source } of answered) {
       if (answer.policyCall) {
-        if (promptTokenCount(answer.policyCall.result, []) > (opts.contextBudgetTokens ?? 32768)) end = "context_budget";
+        if (promptTokenCount(answer.policyCall.result, []) > (opts.contextBudgetTokens ?? 32768))
+          end = "context_budget";
         else ep.rows.push(toRow("rehearse", t, answer.policyCall.result, answer.policyCall.sample));
       }
       const record: ToolCallRecord = { turn: t, call, result: answer.content, ok: answer.ok, source };
@@ -218,7 +229,11 @@ async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promi
       if (answer.verdict && !end) end = "rehearser_error_tool_call";
     }
     act.errors.forEach((err, k) => {
-      const call: ToolCall = { id: `call_${t}_${step}_malformed_${k}`, name: "error_tool_call", arguments: {} };
+      const call: ToolCall = {
+        id: `call_${t}_${step}_malformed_${k}`,
+        name: "error_tool_call",
+        arguments: {},
+      };
       const content = formatToolError(err.code, err.message, err.details);
       ep.calls.push({ turn: t, call, result: content, ok: false, source: "validation" });
       ep.messages.push({ role: "tool", content, toolCallId: call.id, name: call.name });
@@ -228,7 +243,10 @@ async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promi
 }
 
 /** One act call; a failed or over-budget call becomes the episode's EndReason. */
-async function callPolicy(ep: Episode, request: ChatRequest): Promise<{ result: ChatResult; sample: Sample } | EndReason> {
+async function callPolicy(
+  ep: Episode,
+  request: ChatRequest,
+): Promise<{ result: ChatResult; sample: Sample } | EndReason> {
   let result: ChatResult;
   try {
     result = await ep.opts.policy.chat(request, ep.opts.signal ? { signal: ep.opts.signal } : undefined);
@@ -243,16 +261,25 @@ async function callPolicy(ep: Episode, request: ChatRequest): Promise<{ result: 
     return "model_error";
   }
   // The over-budget sample is dropped: the trajectory never used it.
-  if (promptTokenCount(result, request.messages) > (ep.opts.contextBudgetTokens ?? 32768)) return "context_budget";
+  if (promptTokenCount(result, request.messages) > (ep.opts.contextBudgetTokens ?? 32768))
+    return "context_budget";
   return { result, sample };
 }
 
 /** Validates, then answers each call (in order for stateful environments, else concurrently). */
-async function answerCalls(ep: Episode, calls: ToolCall[], base: Omit<CallContext, "call">): Promise<Answered[]> {
+async function answerCalls(
+  ep: Episode,
+  calls: ToolCall[],
+  base: Omit<CallContext, "call">,
+): Promise<Answered[]> {
   const one = async (call: ToolCall): Promise<Answered> => {
     const invalid = validateToolCall(call, ep.task.tools);
     if (invalid) {
-      return { call, source: "validation", answer: { content: formatToolError(invalid.code, invalid.message, invalid.details), ok: false } };
+      return {
+        call,
+        source: "validation",
+        answer: { content: formatToolError(invalid.code, invalid.message, invalid.details), ok: false },
+      };
     }
     if (ep.opts.exampleCache && ep.opts.responder.mode !== "real") {
       const hit = lookupExample(ep.task, call);

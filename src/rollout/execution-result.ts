@@ -34,15 +34,24 @@ function fail(code: ErrorCode, message: string, details: Record<string, unknown>
  */
 export function parseExecutionResult(raw: string): ExecutionResultParse {
   const text = stripThink(raw ?? "");
-  if (text.trim() === "") return fail("EMPTY_SIMULATOR_OUTPUT", "Empty simulator output", { expected: "<execution_result>…</execution_result>" });
+  if (text.trim() === "")
+    return fail("EMPTY_SIMULATOR_OUTPUT", "Empty simulator output", {
+      expected: "<execution_result>…</execution_result>",
+    });
   if (!text.includes(START)) {
-    return fail("NO_EXECUTION_RESULT_TAG_FOUND", "No '<execution_result>' tag found in simulator output", { raw_preview: text.slice(0, 200) });
+    return fail("NO_EXECUTION_RESULT_TAG_FOUND", "No '<execution_result>' tag found in simulator output", {
+      raw_preview: text.slice(0, 200),
+    });
   }
   const m = BLOCK_RE.exec(text);
   if (!m) {
-    return fail("EXECUTION_RESULT_TAG_MALFORMED", "'<execution_result>' found but the newline boundaries or the closing tag are missing", {
-      raw_preview: text.slice(0, 200),
-    });
+    return fail(
+      "EXECUTION_RESULT_TAG_MALFORMED",
+      "'<execution_result>' found but the newline boundaries or the closing tag are missing",
+      {
+        raw_preview: text.slice(0, 200),
+      },
+    );
   }
   const block = m[1]!.trim();
   let value: unknown;
@@ -62,7 +71,10 @@ export function parseExecutionResult(raw: string): ExecutionResultParse {
   }
   const content = JSON.stringify(value);
   if (isObject && "error_tool_call" in (value as object)) {
-    const v = (value as { error_tool_call: unknown }).error_tool_call as { code?: unknown; message?: unknown } | null;
+    const v = (value as { error_tool_call: unknown }).error_tool_call as {
+      code?: unknown;
+      message?: unknown;
+    } | null;
     const code = typeof v?.code === "string" ? v.code : "UNKNOWN";
     const message = typeof v?.message === "string" ? v.message : "";
     return { ok: true, content, value, verdict: { code, message } };

@@ -17,7 +17,9 @@ export function parseTasks(text: string, source = "<tasks>"): Task[] {
     try {
       raw = JSON.parse(trimmed);
     } catch (e) {
-      throw new EnvaceError("INVALID_TASK_FILE", `${where}: not valid JSON: ${(e as Error).message}`, { line: i + 1 });
+      throw new EnvaceError("INVALID_TASK_FILE", `${where}: not valid JSON: ${(e as Error).message}`, {
+        line: i + 1,
+      });
     }
     const parsed = TaskZ.safeParse(raw);
     if (!parsed.success) {
@@ -30,7 +32,11 @@ export function parseTasks(text: string, source = "<tasks>"): Task[] {
       });
     }
     if (seen.has(parsed.data.id)) {
-      throw new EnvaceError("INVALID_TASK_FILE", `${where}: field id: duplicate task id "${parsed.data.id}"`, { line: i + 1, field: "id" });
+      throw new EnvaceError(
+        "INVALID_TASK_FILE",
+        `${where}: field id: duplicate task id "${parsed.data.id}"`,
+        { line: i + 1, field: "id" },
+      );
     }
     seen.add(parsed.data.id);
     tasks.push(parsed.data);

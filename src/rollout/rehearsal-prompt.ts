@@ -39,12 +39,16 @@ export const REHEARSAL_SYSTEM_FULL = [
   "No commentary, no markdown, no code fences, no hints to the agent.",
 ].join("\n");
 
-export const REHEARSAL_SYSTEM_COMPACT = "Simulate the tool. Reply <execution_result>\\nJSON\\n</execution_result>.".replace(/\\n/g, "\n");
+export const REHEARSAL_SYSTEM_COMPACT =
+  "Simulate the tool. Reply <execution_result>\\nJSON\\n</execution_result>.".replace(/\\n/g, "\n");
 
 /** True when a chat request is a rehearsal (its system message is one of ours). */
 export function isRehearsalRequest(messages: readonly Message[]): boolean {
   const sys = messages[0];
-  return sys?.role === "system" && (sys.content === REHEARSAL_SYSTEM_FULL || sys.content === REHEARSAL_SYSTEM_COMPACT);
+  return (
+    sys?.role === "system" &&
+    (sys.content === REHEARSAL_SYSTEM_FULL || sys.content === REHEARSAL_SYSTEM_COMPACT)
+  );
 }
 
 const json = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
@@ -52,7 +56,8 @@ const json = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify
 function fewShot(examples: readonly Example[]): string {
   if (examples.length === 0) return "Recorded calls and results (few-shot): <unavailable>";
   const blocks = examples.map(
-    (e) => `Tool name:\n${e.name}\nTool arguments:\n${json(e.arguments)}\nTool execution result:\n${json(e.result)}`,
+    (e) =>
+      `Tool name:\n${e.name}\nTool arguments:\n${json(e.arguments)}\nTool execution result:\n${json(e.result)}`,
   );
   return ["Recorded calls and results (few-shot):", ...blocks].join("\n\n");
 }
@@ -65,7 +70,8 @@ export function serializeHistory(messages: readonly Message[]): string {
     else if (m.role === "assistant") {
       const text = renderAssistantText(m.content, m.toolCalls ?? []);
       if (text) lines.push(`Assistant: ${text}`);
-    } else if (m.role === "tool" && m.content.trim()) lines.push(`Tool[${m.name ?? ""}]: ${m.content.trim()}`);
+    } else if (m.role === "tool" && m.content.trim())
+      lines.push(`Tool[${m.name ?? ""}]: ${m.content.trim()}`);
   }
   return lines.length > 0 ? lines.join("\n\n") : "No conversation history";
 }

@@ -27,7 +27,10 @@ export interface RunEpisodesOptions {
  * in flight across endpoints comes from the models the jobs share (an `EndpointPool` with
  * `maxInFlight`, or `boundedChatModel`). Results come back in job order.
  */
-export async function runEpisodes(jobs: readonly EpisodeJob[], opts: RunEpisodesOptions): Promise<EpisodeResult[]> {
+export async function runEpisodes(
+  jobs: readonly EpisodeJob[],
+  opts: RunEpisodesOptions,
+): Promise<EpisodeResult[]> {
   const results: EpisodeResult[] = new Array(jobs.length);
   let next = 0;
   let done = 0;
@@ -52,6 +55,12 @@ export async function runEpisodes(jobs: readonly EpisodeJob[], opts: RunEpisodes
 }
 
 /** G jobs per task (samples 0..G-1), all with the same options. */
-export function groupJobs(tasks: readonly Task[], groupSize: number, options: Omit<EpisodeOptions, "sample">): EpisodeJob[] {
-  return tasks.flatMap((task) => Array.from({ length: groupSize }, (_, g) => ({ task, options: { ...options, sample: g } })));
+export function groupJobs(
+  tasks: readonly Task[],
+  groupSize: number,
+  options: Omit<EpisodeOptions, "sample">,
+): EpisodeJob[] {
+  return tasks.flatMap((task) =>
+    Array.from({ length: groupSize }, (_, g) => ({ task, options: { ...options, sample: g } })),
+  );
 }

@@ -10,7 +10,10 @@ export type ScriptedOutput =
   | string
   | (Partial<Sample> & { text: string })
   | { throws: Error }
-  | ((request: ChatRequest, info: { role: PolicyRole; index: number }) => string | (Partial<Sample> & { text: string }));
+  | ((
+      request: ChatRequest,
+      info: { role: PolicyRole; index: number },
+    ) => string | (Partial<Sample> & { text: string }));
 
 export interface ScriptedRule {
   role?: PolicyRole;
@@ -93,7 +96,9 @@ export class ScriptedPolicy implements ChatModel {
   /** Rule-answered calls do not consume the role's sequence. */
   private pick(role: PolicyRole, request: ChatRequest, index: number): ScriptedOutput {
     const last = request.messages[request.messages.length - 1]?.content ?? "";
-    const rule = this.opts.rules?.find((r) => (r.role === undefined || r.role === role) && r.match.test(last));
+    const rule = this.opts.rules?.find(
+      (r) => (r.role === undefined || r.role === role) && r.match.test(last),
+    );
     if (rule) return rule.output;
     const queue = this.queues[role];
     const k = this.consumed[role]++;

@@ -41,9 +41,8 @@ export interface TrainEngine {
 
 /** The worker's `/v1/tokenize`: token ids plus each message's token span [start, end). */
 export interface Tokenizer {
-  tokenize(req: {
-    messages: Message[];
-    tools?: ToolSchema[];
-    addGenerationPrompt?: boolean;
-  }): Promise<{ tokenIds: number[]; spans: Array<{ message: number; start: number; end: number; completionStart?: number }> }>;
+  tokenize(req: { messages: Message[]; tools?: ToolSchema[]; addGenerationPrompt?: boolean }): Promise<{
+    tokenIds: number[];
+    spans: Array<{ message: number; start: number; end: number; completionStart?: number }>;
+  }>;
 }

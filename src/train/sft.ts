@@ -119,7 +119,11 @@ export async function toSftSequence(tok: Tokenizer, ex: SftExample): Promise<Tra
 }
 
 /** Tokenizes many examples with a few requests in flight (the worker batches nothing here, but HTTP latency hides). */
-async function toSftSequences(tok: Tokenizer, examples: readonly SftExample[], inFlight = 8): Promise<TrainSequence[]> {
+async function toSftSequences(
+  tok: Tokenizer,
+  examples: readonly SftExample[],
+  inFlight = 8,
+): Promise<TrainSequence[]> {
   const out: TrainSequence[] = new Array(examples.length);
   let next = 0;
   const run = async () => {

@@ -39,14 +39,23 @@ export function makeDemoRunDir(): { dir: string; results: DemoResults } {
   mkdirSync(join(dir, "arms", "envace"), { recursive: true });
   writeFileSync(
     join(dir, "arms", "envace", "metrics.jsonl"),
-    [1, 2, 3].map((s) => JSON.stringify({ step: s, reward_mean: { act: 0.5 + s / 10, rehearse: 0.4 + s / 10 } })).join("\n") +
-      '\n{"step": 4, "reward_m', // a line cut by a crash must not break the report
+    [1, 2, 3]
+      .map((s) => JSON.stringify({ step: s, reward_mean: { act: 0.5 + s / 10, rehearse: 0.4 + s / 10 } }))
+      .join("\n") + '\n{"step": 4, "reward_m', // a line cut by a crash must not break the report
   );
   // The training loop's own line shape: episode reward plus per-role row rewards.
   mkdirSync(join(dir, "arms", "real"), { recursive: true });
   writeFileSync(
     join(dir, "arms", "real", "metrics.jsonl"),
-    [1, 2].map((s) => JSON.stringify({ step: s, reward_mean: 0.2 * s, role: { act: { reward_mean: 0.2 * s }, rehearse: { reward_mean: null } } })).join("\n") + "\n",
+    [1, 2]
+      .map((s) =>
+        JSON.stringify({
+          step: s,
+          reward_mean: 0.2 * s,
+          role: { act: { reward_mean: 0.2 * s }, rehearse: { reward_mean: null } },
+        }),
+      )
+      .join("\n") + "\n",
   );
   return { dir, results };
 }

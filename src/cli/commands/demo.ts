@@ -58,7 +58,9 @@ export function register(program: Command): void {
       const arms = flags.arms?.split(",").map((s) => s.trim()) as ArmName[] | undefined;
       const unknown = arms?.filter((a) => !names.includes(a));
       if (unknown && unknown.length > 0) {
-        process.stderr.write(`envace demo: unknown arm(s) ${unknown.join(", ")}; choose from ${names.join(", ")}\n`);
+        process.stderr.write(
+          `envace demo: unknown arm(s) ${unknown.join(", ")}; choose from ${names.join(", ")}\n`,
+        );
         process.exit(2);
       }
       const out = flags.out ?? join("runs", `demo-${timestamp()}`);
@@ -96,7 +98,12 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
   const tty = process.stderr.isTTY === true;
   const multi = tty
     ? new cliProgress.MultiBar(
-        { stream: process.stderr, format: "{label} |{bar}| {value}/{total} {status}", hideCursor: false, clearOnComplete: false },
+        {
+          stream: process.stderr,
+          format: "{label} |{bar}| {value}/{total} {status}",
+          hideCursor: false,
+          clearOnComplete: false,
+        },
         cliProgress.Presets.shades_classic,
       )
     : undefined;
@@ -114,7 +121,8 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
         if (e.progress.phase === "train" && e.progress.steps) {
           if (!bar && multi) bar = multi.create(e.progress.steps, 0, { label: "sft".padEnd(16), status: "" });
           bar?.update(e.progress.step ?? 0, { status: `loss ${e.progress.loss?.toFixed(3) ?? "-"}` });
-          if (!tty && e.progress.step && e.progress.step % 25 === 0) log(`sft step ${e.progress.step}/${e.progress.steps} loss ${e.progress.loss?.toFixed(3)}`);
+          if (!tty && e.progress.step && e.progress.step % 25 === 0)
+            log(`sft step ${e.progress.step}/${e.progress.steps} loss ${e.progress.loss?.toFixed(3)}`);
         } else if (e.cached !== undefined) {
           bar?.stop();
           bar = undefined;
@@ -128,7 +136,10 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
         );
         break;
       case "arm-start":
-        bar = e.steps > 0 && multi ? multi.create(e.steps, 0, { label: e.arm.padEnd(16), status: "" }) : undefined;
+        bar =
+          e.steps > 0 && multi
+            ? multi.create(e.steps, 0, { label: e.arm.padEnd(16), status: "" })
+            : undefined;
         log(`[seed ${e.seed}] arm ${e.arm}`);
         break;
       case "arm-episodes":
@@ -136,8 +147,13 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
         break;
       case "arm-step": {
         const m = e.metrics;
-        bar?.update(m.step, { status: `reward ${m.reward_mean?.toFixed(2) ?? "-"} env calls ${m.env_calls}` });
-        if (!tty) log(`${e.arm} step ${m.step}: reward ${m.reward_mean?.toFixed(3) ?? "-"}, env calls ${m.env_calls}`);
+        bar?.update(m.step, {
+          status: `reward ${m.reward_mean?.toFixed(2) ?? "-"} env calls ${m.env_calls}`,
+        });
+        if (!tty)
+          log(
+            `${e.arm} step ${m.step}: reward ${m.reward_mean?.toFixed(3) ?? "-"}, env calls ${m.env_calls}`,
+          );
         break;
       }
       case "arm-done":

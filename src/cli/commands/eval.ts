@@ -55,7 +55,10 @@ export function register(program: Command): void {
   program
     .command("eval")
     .description("Evaluate an agent (a model endpoint or an oracle policy) on a benchmark")
-    .requiredOption("--bench <name>", "benchmark, e.g. tau2:mock, tau2:retail, tau2:airline, toolworld:library")
+    .requiredOption(
+      "--bench <name>",
+      "benchmark, e.g. tau2:mock, tau2:retail, tau2:airline, toolworld:library",
+    )
     .option("--split <name>", "official task split (e.g. test); all tasks when absent")
     .option("--data <dir>", "benchmark data root (default: ../shared/data when present, else ./data)")
     .option("--policy <name>", "oracle policy instead of a model: gold | noop | replay:FILE")

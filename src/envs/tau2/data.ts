@@ -6,7 +6,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EnvaceError } from "../../core/errors.js";
-import { Tau2Env, type Tau2DomainName, type Tau2DomainSpec, type Tau2Environment, type Tau2State } from "./environment.js";
+import {
+  Tau2Env,
+  type Tau2DomainName,
+  type Tau2DomainSpec,
+  type Tau2Environment,
+  type Tau2State,
+} from "./environment.js";
 import { parseJsonOrdered } from "./py-json.js";
 import { type PyModel, pyClone, pyValidate } from "./py-model.js";
 import { type Tau2Task, Tau2TaskSchema } from "./task.js";
@@ -26,7 +32,11 @@ export interface Tau2Domain {
   createEnv(task?: Tau2Task): Tau2Environment;
 }
 
-const SPECS: Record<Tau2DomainName, Tau2DomainSpec> = { mock: mockDomain, retail: retailDomain, airline: airlineDomain };
+const SPECS: Record<Tau2DomainName, Tau2DomainSpec> = {
+  mock: mockDomain,
+  retail: retailDomain,
+  airline: airlineDomain,
+};
 
 /** `ENVACE_DATA_DIR`, else `../shared/data` next to the repository root (where package.json is). */
 export function defaultDataDir(): string {
@@ -41,7 +51,8 @@ export function defaultDataDir(): string {
   }
 }
 
-const dataError = (file: string, message: string) => new EnvaceError("INVALID_DATA_FILE", `${file}: ${message}`, { file });
+const dataError = (file: string, message: string) =>
+  new EnvaceError("INVALID_DATA_FILE", `${file}: ${message}`, { file });
 
 function readText(file: string): string {
   try {
@@ -60,9 +71,18 @@ function readJson(file: string, ordered: boolean): unknown {
   }
 }
 
-const fmtLoc = (loc: (string | number)[]) => loc.map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("").replace(/^\./, "");
+const fmtLoc = (loc: (string | number)[]) =>
+  loc
+    .map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`))
+    .join("")
+    .replace(/^\./, "");
 
-function validateDb(raw: unknown, type: PyModel, file: string, locPrefix: (string | number)[] = []): Record<string, unknown> {
+function validateDb(
+  raw: unknown,
+  type: PyModel,
+  file: string,
+  locPrefix: (string | number)[] = [],
+): Record<string, unknown> {
   const r = pyValidate(raw, type);
   if (!r.ok) {
     const issue = r.issues[0]!;
@@ -106,7 +126,10 @@ function loadTasks(file: string): Tau2Task[] {
       const issue = r.error.issues[0]!;
       const id = (item as { id?: unknown } | null)?.id;
       const where = fmtLoc([i, ...(issue.path as (string | number)[])]);
-      throw dataError(file, `field [${i}]${where.replace(/^\[\d+\]/, "")}${typeof id === "string" ? ` (task ${id})` : ""}: ${issue.message}`);
+      throw dataError(
+        file,
+        `field [${i}]${where.replace(/^\[\d+\]/, "")}${typeof id === "string" ? ` (task ${id})` : ""}: ${issue.message}`,
+      );
     }
     return r.data;
   });
@@ -115,9 +138,11 @@ function loadTasks(file: string): Tau2Task[] {
 function loadSplits(file: string, tasks: Tau2Task[]): Record<string, string[]> {
   if (!existsSync(file)) return { base: tasks.map((t) => t.id) };
   const raw = readJson(file, false);
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw dataError(file, "field (root): expected an object of splits");
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    throw dataError(file, "field (root): expected an object of splits");
   for (const [name, ids] of Object.entries(raw)) {
-    if (!Array.isArray(ids) || ids.some((x) => typeof x !== "string")) throw dataError(file, `field ${name}: expected a list of task ids`);
+    if (!Array.isArray(ids) || ids.some((x) => typeof x !== "string"))
+      throw dataError(file, `field ${name}: expected a list of task ids`);
   }
   return raw as Record<string, string[]>;
 }
@@ -125,16 +150,22 @@ function loadSplits(file: string, tasks: Tau2Task[]): Record<string, string[]> {
 /** Loads one τ² domain. Throws EnvaceError INVALID_DATA_FILE naming the file and field on bad data. */
 export function loadTau2Domain(name: Tau2DomainName, dataDir: string = defaultDataDir()): Tau2Domain {
   const spec = SPECS[name];
-  if (!spec) throw new EnvaceError("INVALID_CONFIG", `unknown tau2 domain '${String(name)}' (mock, retail, airline)`);
+  if (!spec)
+    throw new EnvaceError("INVALID_CONFIG", `unknown tau2 domain '${String(name)}' (mock, retail, airline)`);
   const dir = join(dataDir, "tau2", name);
   const policy = readText(join(dir, "policy.md"));
   const tasks = loadTasks(join(dir, "tasks.json"));
   const splits = loadSplits(join(dir, "split_tasks.json"), tasks);
-  const db = name === "airline" ? loadAirlineDb(dir) : validateDb(readJson(join(dir, "db.json"), true), spec.dbType, join(dir, "db.json"));
+  const db =
+    name === "airline"
+      ? loadAirlineDb(dir)
+      : validateDb(readJson(join(dir, "db.json"), true), spec.dbType, join(dir, "db.json"));
   let userDb: Record<string, unknown> | null = null;
   if (spec.userDbType) {
     const file = join(dir, "user_db.json");
-    userDb = existsSync(file) ? validateDb(readJson(file, true), spec.userDbType, file) : validateDb(new Map(), spec.userDbType, file);
+    userDb = existsSync(file)
+      ? validateDb(readJson(file, true), spec.userDbType, file)
+      : validateDb(new Map(), spec.userDbType, file);
   }
   const pristine: Tau2State = { db, userDb };
   return {

@@ -89,11 +89,14 @@ function sha256(text: string): string {
 function toolError(e: unknown): EnvaceError {
   if (e instanceof EnvaceError) return e;
   if (e instanceof PyError) {
-    const code = e.pyType === "TypeError" && /argument/.test(e.message) ? "INVALID_PARAMETERS" : "TOOL_EXECUTION_ERROR";
+    const code =
+      e.pyType === "TypeError" && /argument/.test(e.message) ? "INVALID_PARAMETERS" : "TOOL_EXECUTION_ERROR";
     return new EnvaceError(code, e.message, { pyType: e.pyType });
   }
   // A JavaScript error here means arguments of a type the port does not mimic; still data.
-  return new EnvaceError("TOOL_EXECUTION_ERROR", e instanceof Error ? e.message : String(e), { pyType: "Exception" });
+  return new EnvaceError("TOOL_EXECUTION_ERROR", e instanceof Error ? e.message : String(e), {
+    pyType: "Exception",
+  });
 }
 
 /** Merge as `addict.Dict.update`: nested dicts merge, everything else is replaced. */
@@ -160,7 +163,9 @@ export class Tau2Env implements Tau2Environment {
       return { ok: false, error: new EnvaceError("TOOL_NOT_AVAILABLE", `Tool '${call.name}' not found.`) };
     }
     const args: Args =
-      call.arguments !== null && typeof call.arguments === "object" && !Array.isArray(call.arguments) ? call.arguments : {};
+      call.arguments !== null && typeof call.arguments === "object" && !Array.isArray(call.arguments)
+        ? call.arguments
+        : {};
     try {
       // Tools check everything before their first change (see the domain files), so a refusal
       // leaves the state as it was.
@@ -196,9 +201,13 @@ export class Tau2Env implements Tau2Environment {
   runEnvFunction(call: Tau2EnvFunctionCall): Tau2FunctionResult {
     try {
       const kit = call.env_type === "user" ? this.spec.userToolkit : this.spec.toolkit;
-      if (!kit) throw new PyError("AttributeError", "'NoneType' object has no attribute '" + call.func_name + "'");
-      const fn = kit.functions.find((f) => f.name === call.func_name) ?? kit.tools.find((t) => t.name === call.func_name);
-      if (!fn) throw new PyError("AttributeError", `'${kit.className}' object has no attribute '${call.func_name}'`);
+      if (!kit)
+        throw new PyError("AttributeError", "'NoneType' object has no attribute '" + call.func_name + "'");
+      const fn =
+        kit.functions.find((f) => f.name === call.func_name) ??
+        kit.tools.find((t) => t.name === call.func_name);
+      if (!fn)
+        throw new PyError("AttributeError", `'${kit.className}' object has no attribute '${call.func_name}'`);
       return { ok: true, value: fn.run(this.state, bindArgs(kit.className, fn, call.arguments ?? {})) };
     } catch (e) {
       return { ok: false, error: toolError(e) };
@@ -207,9 +216,16 @@ export class Tau2Env implements Tau2Environment {
 
   runEnvAssertion(assertion: Tau2EnvFunctionCall & { assert_value?: boolean }): boolean {
     const r = this.runEnvFunction(assertion);
-    if (!r.ok) throw new EnvaceError("TOOL_EXECUTION_ERROR", `env assertion ${assertion.func_name}: ${r.error.message}`);
+    if (!r.ok)
+      throw new EnvaceError(
+        "TOOL_EXECUTION_ERROR",
+        `env assertion ${assertion.func_name}: ${r.error.message}`,
+      );
     if (typeof r.value !== "boolean") {
-      throw new EnvaceError("TOOL_EXECUTION_ERROR", `Function ${assertion.func_name} returned a non-boolean value`);
+      throw new EnvaceError(
+        "TOOL_EXECUTION_ERROR",
+        `Function ${assertion.func_name} returned a non-boolean value`,
+      );
     }
     return r.value === (assertion.assert_value ?? true);
   }
@@ -227,7 +243,10 @@ export class Tau2Env implements Tau2Environment {
     }
     if (data?.user_data) {
       if (!this.userDbType || !this.state.userDb) {
-        throw new EnvaceError("INVALID_TASK_FILE", `initialization_data.user_data: domain ${this.domain} has no user DB`);
+        throw new EnvaceError(
+          "INVALID_TASK_FILE",
+          `initialization_data.user_data: domain ${this.domain} has no user DB`,
+        );
       }
       this.state.userDb = this.updated(this.state.userDb, this.userDbType, data.user_data, "user_data");
       this.state.db = this.state.userDb;
@@ -235,18 +254,30 @@ export class Tau2Env implements Tau2Environment {
     }
     for (const action of initialState.initialization_actions ?? []) {
       const r = this.runEnvFunction(action);
-      if (!r.ok) throw new EnvaceError("INVALID_TASK_FILE", `initialization_actions ${action.func_name}: ${r.error.message}`);
+      if (!r.ok)
+        throw new EnvaceError(
+          "INVALID_TASK_FILE",
+          `initialization_actions ${action.func_name}: ${r.error.message}`,
+        );
     }
     this.replayHistory(initialState.message_history ?? []);
   }
 
   /** Upstream `update_db`: merge the update into the dump, then validate it again. */
-  private updated(db: Record<string, unknown>, type: PyModel, update: unknown, what: string): Record<string, unknown> {
+  private updated(
+    db: Record<string, unknown>,
+    type: PyModel,
+    update: unknown,
+    what: string,
+  ): Record<string, unknown> {
     const merged = mergeUpdate(unwrapFloats(pyDump(db, type)), update);
     const r = pyValidate(merged, type);
     if (!r.ok) {
       const issue = r.issues[0]!;
-      throw new EnvaceError("INVALID_TASK_FILE", `initialization_data.${what}.${issue.loc.join(".")}: ${issue.msg}`);
+      throw new EnvaceError(
+        "INVALID_TASK_FILE",
+        `initialization_data.${what}.${issue.loc.join(".")}: ${issue.msg}`,
+      );
     }
     return r.value as Record<string, unknown>;
   }
@@ -256,20 +287,29 @@ export class Tau2Env implements Tau2Environment {
     let i = 0;
     while (i < messages.length) {
       const msg = messages[i++]!;
-      if (msg.role === "tool") throw new EnvaceError("INVALID_TASK_FILE", "message_history: tool message without a tool call");
+      if (msg.role === "tool")
+        throw new EnvaceError("INVALID_TASK_FILE", "message_history: tool message without a tool call");
       const calls = Array.isArray(msg.tool_calls) ? (msg.tool_calls as Record<string, unknown>[]) : [];
       if (msg.role !== "assistant" && msg.role !== "user") continue;
       for (const tc of calls) {
         const tm = messages[i++];
         if (!tm || tm.role !== "tool" || tm.id !== tc.id) {
-          throw new EnvaceError("INVALID_TASK_FILE", `message_history: no tool message for call ${String(tc.id)}`);
+          throw new EnvaceError(
+            "INVALID_TASK_FILE",
+            `message_history: no tool message for call ${String(tc.id)}`,
+          );
         }
         const requestor: Requestor = tc.requestor === "user" ? "user" : "assistant";
         const name = String(tc.name);
         if (!this.isMutating(name, requestor)) continue;
-        const got = resultToString(this.callSync({ name, arguments: (tc.arguments ?? {}) as Args }, requestor));
+        const got = resultToString(
+          this.callSync({ name, arguments: (tc.arguments ?? {}) as Args }, requestor),
+        );
         if (!sameContent(got, String(tm.content ?? ""))) {
-          throw new EnvaceError("INVALID_TASK_FILE", `message_history: replayed ${name} returned ${got}, expected ${String(tm.content)}`);
+          throw new EnvaceError(
+            "INVALID_TASK_FILE",
+            `message_history: replayed ${name} returned ${got}, expected ${String(tm.content)}`,
+          );
         }
       }
     }

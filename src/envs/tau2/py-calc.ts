@@ -22,16 +22,19 @@ function toFloat(x: Num): number {
 function binary(op: string, a: Num, b: Num): Num {
   if (typeof a === "bigint" && typeof b === "bigint") {
     switch (op) {
-      case "+": return a + b;
-      case "-": return a - b;
-      case "*": return a * b;
+      case "+":
+        return a + b;
+      case "-":
+        return a - b;
+      case "*":
+        return a * b;
       case "/":
         if (b === 0n) throw zeroDivision("division by zero");
         return toFloat(a) / toFloat(b);
       case "//": {
         if (b === 0n) throw zeroDivision("integer division or modulo by zero");
         const q = a / b;
-        return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+        return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
       }
       case "**":
         if (b < 0n) return toFloat(a) ** toFloat(b);
@@ -42,9 +45,12 @@ function binary(op: string, a: Num, b: Num): Num {
   const x = toFloat(a);
   const y = toFloat(b);
   switch (op) {
-    case "+": return x + y;
-    case "-": return x - y;
-    case "*": return x * y;
+    case "+":
+      return x + y;
+    case "-":
+      return x - y;
+    case "*":
+      return x * y;
     case "/":
       if (y === 0) throw zeroDivision("float division by zero");
       return x / y;
@@ -81,7 +87,7 @@ export function evalArithmetic(src: string): Num {
     return v;
   };
   const factor = (): Num => {
-    if (peek() === "+") return next(), factor();
+    if (peek() === "+") return (next(), factor());
     if (peek() === "-") {
       next();
       const v = factor();
@@ -101,14 +107,18 @@ export function evalArithmetic(src: string): Num {
     const t = next();
     if (t === undefined) throw syntaxError();
     if (t === "(") {
-      if (peek() === ")") throw new PyError("TypeError", "float() argument must be a string or a real number, not 'tuple'");
+      if (peek() === ")")
+        throw new PyError("TypeError", "float() argument must be a string or a real number, not 'tuple'");
       const v = expr();
       if (next() !== ")") throw new PyError("SyntaxError", "'(' was never closed (<string>, line 1)");
       return v;
     }
     if (/^\d+$/.test(t)) {
       if (t.length > 1 && t.startsWith("0") && /[1-9]/.test(t)) {
-        throw new PyError("SyntaxError", "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)");
+        throw new PyError(
+          "SyntaxError",
+          "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)",
+        );
       }
       return BigInt(t);
     }
@@ -124,14 +134,18 @@ export function evalArithmetic(src: string): Num {
 /** `str(round(float(eval(expression)), 2))` with upstream's character check first. */
 export function calculate(expression: unknown): string {
   if (typeof expression !== "string") {
-    if (!Array.isArray(expression)) throw new PyError("TypeError", `'${pyTypeName(expression)}' object is not iterable`);
-    if (!expression.every((c) => typeof c === "string" && c.length === 1 && "0123456789+-*/(). ".includes(c))) {
+    if (!Array.isArray(expression))
+      throw new PyError("TypeError", `'${pyTypeName(expression)}' object is not iterable`);
+    if (
+      !expression.every((c) => typeof c === "string" && c.length === 1 && "0123456789+-*/(). ".includes(c))
+    ) {
       throw new PyError("ValueError", "Invalid characters in expression");
     }
     throw new PyError("TypeError", "eval() arg 1 must be a string, bytes or code object");
   }
   for (const ch of expression) {
-    if (!"0123456789+-*/(). ".includes(ch)) throw new PyError("ValueError", "Invalid characters in expression");
+    if (!"0123456789+-*/(). ".includes(ch))
+      throw new PyError("ValueError", "Invalid characters in expression");
   }
   const result = pyRound(toFloat(evalArithmetic(expression)), 2);
   return Number.isFinite(result) ? floatRepr(result) : pyStr(result);

@@ -71,7 +71,8 @@ export function pyIn(map: Map<string, unknown>, key: unknown): boolean {
 
 /** Requires a str argument where the Python code calls a str method on it. */
 export function requireStrMethod(v: unknown, method: string): string {
-  if (typeof v !== "string") throw new PyError("AttributeError", `'${pyTypeName(v)}' object has no attribute '${method}'`);
+  if (typeof v !== "string")
+    throw new PyError("AttributeError", `'${pyTypeName(v)}' object has no attribute '${method}'`);
   return v;
 }
 

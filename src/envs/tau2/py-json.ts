@@ -175,9 +175,9 @@ export function parseJsonOrdered(text: string): unknown {
       }
     }
     if (c === '"') return str();
-    if (text.startsWith("true", i)) return (i += 4), true;
-    if (text.startsWith("false", i)) return (i += 5), false;
-    if (text.startsWith("null", i)) return (i += 4), null;
+    if (text.startsWith("true", i)) return ((i += 4), true);
+    if (text.startsWith("false", i)) return ((i += 5), false);
+    if (text.startsWith("null", i)) return ((i += 4), null);
     const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i, i + 40));
     if (!m) return fail("unexpected token");
     i += m[0].length;

@@ -158,7 +158,10 @@ function validateInto(v: unknown, t: PyType, loc: (string | number)[], issues: P
 }
 
 /** Validates (and converts) `v`; returns the value or the list of problems. */
-export function pyValidate(v: unknown, t: PyType): { ok: true; value: unknown } | { ok: false; issues: PyValidationIssue[] } {
+export function pyValidate(
+  v: unknown,
+  t: PyType,
+): { ok: true; value: unknown } | { ok: false; issues: PyValidationIssue[] } {
   const issues: PyValidationIssue[] = [];
   const value = validateInto(v, t, [], issues);
   return issues.length === 0 ? { ok: true, value } : { ok: false, issues };
@@ -175,8 +178,12 @@ export function pyConstruct<R = Record<string, unknown>>(model: PyModel, kwargs:
   for (const issue of r.issues) {
     const input = issue.type === "missing" ? kwargs : issue.input;
     lines.push(issue.loc.join("."));
-    lines.push(`  ${issue.msg} [type=${issue.type}, input_value=${pyRepr(input)}, input_type=${pyTypeName(input)}]`);
-    lines.push(`    For further information visit https://errors.pydantic.dev/${PYDANTIC_DOCS_VERSION}/v/${issue.type}`);
+    lines.push(
+      `  ${issue.msg} [type=${issue.type}, input_value=${pyRepr(input)}, input_type=${pyTypeName(input)}]`,
+    );
+    lines.push(
+      `    For further information visit https://errors.pydantic.dev/${PYDANTIC_DOCS_VERSION}/v/${issue.type}`,
+    );
   }
   throw new PyError("ValidationError", lines.join("\n"));
 }

@@ -50,9 +50,7 @@ export const Tau2UserScenarioSchema = z
   .object({ persona: z.string().nullish(), instructions: z.union([structuredInstructions, z.string()]) })
   .loose();
 
-const message = z
-  .object({ role: z.enum(["system", "user", "assistant", "tool"]) })
-  .loose();
+const message = z.object({ role: z.enum(["system", "user", "assistant", "tool"]) }).loose();
 
 export const Tau2InitialStateSchema = z
   .object({
@@ -69,7 +67,11 @@ export const Tau2TaskSchema = z
   .object({
     id: z.string(),
     description: z
-      .object({ purpose: z.string().nullish(), relevant_policies: z.string().nullish(), notes: z.string().nullish() })
+      .object({
+        purpose: z.string().nullish(),
+        relevant_policies: z.string().nullish(),
+        notes: z.string().nullish(),
+      })
       .loose()
       .nullish(),
     user_scenario: Tau2UserScenarioSchema,

@@ -61,7 +61,9 @@ function sortKeys(value: unknown, keepOrder = false): unknown {
   return Object.fromEntries(entries.map(([k, v]) => [k, sortKeys(v, k === "properties")]));
 }
 
-export function toolSchema(def: Pick<ToolDef<unknown>, "name" | "description" | "params" | "defs">): ToolSchema {
+export function toolSchema(
+  def: Pick<ToolDef<unknown>, "name" | "description" | "params" | "defs">,
+): ToolSchema {
   const properties: Record<string, unknown> = {};
   for (const p of def.params) {
     const prop: Record<string, unknown> = { ...p.schema, description: p.description, title: title(p.name) };
@@ -79,9 +81,13 @@ export function toolSchema(def: Pick<ToolDef<unknown>, "name" | "description" | 
 }
 
 /** A model schema for `$defs`, as pydantic writes it. */
-export function modelSchema(name: string, fields: { name: string; description: string; schema: JSONSchema }[]): JSONSchema {
+export function modelSchema(
+  name: string,
+  fields: { name: string; description: string; schema: JSONSchema }[],
+): JSONSchema {
   const properties: Record<string, unknown> = {};
-  for (const f of fields) properties[f.name] = { ...f.schema, description: f.description, title: title(f.name) };
+  for (const f of fields)
+    properties[f.name] = { ...f.schema, description: f.description, title: title(f.name) };
   return { properties, required: fields.map((f) => f.name), title: name, type: "object" };
 }
 
@@ -96,10 +102,15 @@ const joinNames = (names: string[]) => {
  * Binds keyword arguments as a Python call `Class.method(**kwargs)` does: an unknown keyword or a
  * missing required parameter raises the same TypeError text; absent optional ones get defaults.
  */
-export function bindArgs(className: string, fn: Pick<EnvFunctionDef<unknown>, "name" | "params">, args: Args): Args {
+export function bindArgs(
+  className: string,
+  fn: Pick<EnvFunctionDef<unknown>, "name" | "params">,
+  args: Args,
+): Args {
   const known = new Set(fn.params.map((p) => p.name));
   for (const key of Object.keys(args)) {
-    if (!known.has(key)) throw new PyError("TypeError", `${className}.${fn.name}() got an unexpected keyword argument '${key}'`);
+    if (!known.has(key))
+      throw new PyError("TypeError", `${className}.${fn.name}() got an unexpected keyword argument '${key}'`);
   }
   const missing = fn.params.filter((p) => !p.default && !(p.name in args)).map((p) => p.name);
   if (missing.length > 0) {

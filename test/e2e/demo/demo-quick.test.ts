@@ -20,14 +20,32 @@ describe("envace demo --quick --json", () => {
   beforeAll(async () => {
     const { stdout } = await run(
       process.execPath,
-      ["--import", "tsx", "src/cli/main.ts", "demo", "--quick", "--json", "--out", out, "--cache", join(dir, "cache")],
+      [
+        "--import",
+        "tsx",
+        "src/cli/main.ts",
+        "demo",
+        "--quick",
+        "--json",
+        "--out",
+        out,
+        "--cache",
+        join(dir, "cache"),
+      ],
       { maxBuffer: 64 << 20, timeout: 900_000 },
     );
     results = DemoResultsZ.parse(JSON.parse(stdout));
   });
 
   it("reports every arm with held-out results on all three evaluation sets", () => {
-    expect(results.arms.map((a) => a.name)).toEqual(["sft", "real", "simulator", "envace", "envace_anchored", "real_all"]);
+    expect(results.arms.map((a) => a.name)).toEqual([
+      "sft",
+      "real",
+      "simulator",
+      "envace",
+      "envace_anchored",
+      "real_all",
+    ]);
     for (const arm of results.arms) {
       for (const split of ["env_domain", "envless", "heldout_domain"] as const) {
         expect(arm.success[split].n).toBeGreaterThan(0);
@@ -41,13 +59,20 @@ describe("envace demo --quick --json", () => {
   it("trains the rehearsal and simulator arms with zero real environment calls, step by step", () => {
     for (const name of ["simulator", "envace", "envace_anchored"]) {
       expect(results.arms.find((a) => a.name === name)!.train_env_calls).toBe(0);
-      const lines = readFileSync(join(out, "arms", name, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const lines = readFileSync(join(out, "arms", name, "metrics.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(lines.map((l) => l.step)).toEqual(Array.from({ length: QUICK_PLAN.rl.steps }, (_, i) => i + 1));
       expect(lines.every((l) => l.env_calls === 0)).toBe(true);
     }
     // the real-environment arms logged their steps too (their env calls are whatever the policy made)
     for (const name of ["real", "real_all"]) {
-      expect(readFileSync(join(out, "arms", name, "metrics.jsonl"), "utf8").trim().split("\n")).toHaveLength(QUICK_PLAN.rl.steps);
+      expect(
+        readFileSync(join(out, "arms", name, "metrics.jsonl"), "utf8")
+          .trim()
+          .split("\n"),
+      ).toHaveLength(QUICK_PLAN.rl.steps);
     }
   });
 

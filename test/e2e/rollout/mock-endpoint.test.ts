@@ -19,10 +19,20 @@ describe("rollout against an OpenAI-compatible endpoint", () => {
     const policySrv = await startMockOpenAIServer({ handler: () => "Hello! A1 is pending." });
     const judgeSrv = await startMockOpenAIServer({ failures: () => 502 });
     servers.push(policySrv, judgeSrv);
-    const policy = new OpenAIChatModel({ baseURL: policySrv.baseURL, model: "p", maxRetries: 0, returnTokenIds: true });
+    const policy = new OpenAIChatModel({
+      baseURL: policySrv.baseURL,
+      model: "p",
+      maxRetries: 0,
+      returnTokenIds: true,
+    });
     const judgeModel = new OpenAIChatModel({ baseURL: judgeSrv.baseURL, model: "j", maxRetries: 0 });
     const delays: number[] = [];
-    const judge = llmJudge(judgeModel, { retries: 3, baseDelayMs: 40, maxDelayMs: 1000, onRetry: (r) => delays.push(r.delayMs) });
+    const judge = llmJudge(judgeModel, {
+      retries: 3,
+      baseDelayMs: 40,
+      maxDelayMs: 1000,
+      onRetry: (r) => delays.push(r.delayMs),
+    });
     const ep = await runEpisode(judgedTask(), { policy, responder: rehearsalResponder(policy), judge });
 
     expect(judgeSrv.requests).toHaveLength(4);
@@ -44,10 +54,16 @@ describe("rollout against an OpenAI-compatible endpoint", () => {
 
   it("a judge that recovers after a 502 scores the episode", async () => {
     const policySrv = await startMockOpenAIServer({ handler: () => "Hello!" });
-    const judgeSrv = await startMockOpenAIServer({ failures: { 0: 502 }, handler: () => '{"understanding":"","analysis_of_pass_condition":"","analysis_of_failure_examples":"","answer":true}' });
+    const judgeSrv = await startMockOpenAIServer({
+      failures: { 0: 502 },
+      handler: () =>
+        '{"understanding":"","analysis_of_pass_condition":"","analysis_of_failure_examples":"","answer":true}',
+    });
     servers.push(policySrv, judgeSrv);
     const policy = new OpenAIChatModel({ baseURL: policySrv.baseURL, model: "p", maxRetries: 0 });
-    const judge = llmJudge(new OpenAIChatModel({ baseURL: judgeSrv.baseURL, model: "j", maxRetries: 0 }), { baseDelayMs: 10 });
+    const judge = llmJudge(new OpenAIChatModel({ baseURL: judgeSrv.baseURL, model: "j", maxRetries: 0 }), {
+      baseDelayMs: 10,
+    });
     const ep = await runEpisode(judgedTask(), { policy, responder: rehearsalResponder(policy), judge });
     expect(judgeSrv.requests.map((r) => r.outcome)).toEqual([502, 200]);
     expect(ep).toMatchObject({ masked: false, reward: 1, success: true });
@@ -62,7 +78,8 @@ describe("rollout against an OpenAI-compatible endpoint", () => {
     const down = await startMockOpenAIServer({ failures: () => 503 });
     const up = await startMockOpenAIServer({ handler });
     servers.push(down, up);
-    const mk = (s: MockOpenAIServer) => new OpenAIChatModel({ baseURL: s.baseURL, model: "p", maxRetries: 0, returnTokenIds: true });
+    const mk = (s: MockOpenAIServer) =>
+      new OpenAIChatModel({ baseURL: s.baseURL, model: "p", maxRetries: 0, returnTokenIds: true });
     const pool = new EndpointPool([mk(down), mk(up)], { maxInFlight: 4, baseDelayMs: 5 });
     const task = orderTask({ user_turns: ["Where is order A1?"], checklists: [] });
     const ep = await runEpisode(task, { policy: pool, responder: rehearsalResponder(pool) });

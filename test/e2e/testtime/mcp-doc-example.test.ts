@@ -57,7 +57,9 @@ afterAll(async () => {
 describe("README: the test-time rehearsal example runs against @modelcontextprotocol/server-memory", () => {
   it("rehearses, commits each turn once for real, and makes no real call while rehearsing", async () => {
     const doc = readFileSync(join(root, "README.md"), "utf8");
-    const code = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).find((c) => c.includes("rehearseThenCommit"))!;
+    const code = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .find((c) => c.includes("rehearseThenCommit"))!;
     const dir = mkdtempSync(join(tmpdir(), "envace-doc-"));
     const script = join(dir, "example.mts"); // an ES module, as in a "type": "module" project
     // the only change: "envace" resolves to this checkout's sources

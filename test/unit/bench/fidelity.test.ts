@@ -8,7 +8,10 @@ describe("fidelity", () => {
 
   it("scores field-level F1 by hand", () => {
     // rehearsed: 3 leaves, 2 right; real: 4 leaves → P = 2/3, R = 2/4, F1 = 4/7
-    const s = fidelity({ id: "o1", status: "shipped", total: 5 }, { id: "o1", status: "pending", total: 5, user: "u1" });
+    const s = fidelity(
+      { id: "o1", status: "shipped", total: 5 },
+      { id: "o1", status: "pending", total: 5, user: "u1" },
+    );
     expect(s.exact).toBe(false);
     expect(s.f1).toBeCloseTo(4 / 7, 10);
   });
@@ -21,7 +24,12 @@ describe("fidelity", () => {
   });
 
   it("averages scores", () => {
-    expect(summarizeFidelity([{ exact: true, f1: 1 }, { exact: false, f1: 0.5 }])).toEqual({ exact: 0.5, f1: 0.75, n: 2 });
+    expect(
+      summarizeFidelity([
+        { exact: true, f1: 1 },
+        { exact: false, f1: 0.5 },
+      ]),
+    ).toEqual({ exact: 0.5, f1: 0.75, n: 2 });
     expect(summarizeFidelity([])).toEqual({ exact: 0, f1: 0, n: 0 });
   });
 });

@@ -47,7 +47,9 @@ describe("parseAssistantText", () => {
   });
 
   it("keeps valid calls beside a malformed one", () => {
-    const p = parseAssistantText('<tool_call>{"name":"a","arguments":{}}</tool_call><tool_call>oops</tool_call>');
+    const p = parseAssistantText(
+      '<tool_call>{"name":"a","arguments":{}}</tool_call><tool_call>oops</tool_call>',
+    );
     expect(p.toolCalls.map((c) => c.name)).toEqual(["a"]);
     expect(p.errors.map((e) => e.code)).toEqual(["INVALID_TOOL_CALL_FORMAT"]);
   });

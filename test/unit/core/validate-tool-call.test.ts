@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { fromOpenAIToolCalls, toOpenAIToolCalls, validateToolCall, type ToolSchema } from "../../../src/core/index.js";
+import {
+  fromOpenAIToolCalls,
+  toOpenAIToolCalls,
+  validateToolCall,
+  type ToolSchema,
+} from "../../../src/core/index.js";
 
 const tools: ToolSchema[] = [
   {
@@ -20,9 +25,9 @@ const tools: ToolSchema[] = [
 
 describe("validateToolCall", () => {
   it("accepts a call that matches the schema", () => {
-    expect(validateToolCall({ id: "1", name: "transfer", arguments: { from: "a", to: "b", amount: 3 } }, tools)).toBe(
-      undefined,
-    );
+    expect(
+      validateToolCall({ id: "1", name: "transfer", arguments: { from: "a", to: "b", amount: 3 } }, tools),
+    ).toBe(undefined);
   });
 
   it("rejects an unknown tool and names the available ones", () => {
@@ -32,7 +37,10 @@ describe("validateToolCall", () => {
   });
 
   it("lists every schema error", () => {
-    const e = validateToolCall({ id: "1", name: "transfer", arguments: { from: 1, amount: -2, extra: true } }, tools);
+    const e = validateToolCall(
+      { id: "1", name: "transfer", arguments: { from: 1, amount: -2, extra: true } },
+      tools,
+    );
     expect(e?.code).toBe("INVALID_PARAMETERS");
     const errors = (e?.details as { errors: string[] }).errors;
     expect(errors).toEqual(
@@ -56,8 +64,8 @@ describe("validateToolCall", () => {
   it("converts OpenAI tool calls both ways", () => {
     const calls = [{ id: "c1", name: "transfer", arguments: { from: "a", to: "b", amount: 1 } }];
     expect(fromOpenAIToolCalls(toOpenAIToolCalls(calls))).toEqual(calls);
-    expect(fromOpenAIToolCalls([{ id: "e", type: "function", function: { name: "f", arguments: "" } }])).toEqual([
-      { id: "e", name: "f", arguments: {} },
-    ]);
+    expect(
+      fromOpenAIToolCalls([{ id: "e", type: "function", function: { name: "f", arguments: "" } }]),
+    ).toEqual([{ id: "e", name: "f", arguments: {} }]);
   });
 });

@@ -30,7 +30,9 @@ describe("demo data", () => {
   });
 
   it("writes JSON with Python's separators", () => {
-    expect(pyJson({ name: "f", arguments: { a: [1, "x"], b: {} } })).toBe('{"name": "f", "arguments": {"a": [1, "x"], "b": {}}}');
+    expect(pyJson({ name: "f", arguments: { a: [1, "x"], b: {} } })).toBe(
+      '{"name": "f", "arguments": {"a": [1, "x"], "b": {}}}',
+    );
   });
 });
 
@@ -52,7 +54,9 @@ describe("demo SFT examples", () => {
     expect(sft.rehearse.length).toBeLessThanOrEqual(tasks.length);
     expect(sft.rehearse.length).toBeGreaterThan(tasks.length * 0.9);
     for (const ex of sft.rehearse) {
-      expect(ex.messages[ex.targets[0]!]!.content).toMatch(/^<execution_result>\n[[{].*[\]}]\n<\/execution_result>$/s);
+      expect(ex.messages[ex.targets[0]!]!.content).toMatch(
+        /^<execution_result>\n[[{].*[\]}]\n<\/execution_result>$/s,
+      );
     }
     expect(sft.rehearse.some((ex) => ex.messages.at(-1)!.content.includes("not found"))).toBe(true);
   });
@@ -78,7 +82,10 @@ describe("demo arms and aggregation", () => {
     const one = pooled([[1, 0, 1, 1]]);
     expect(one.mean).toBeCloseTo(0.75);
     expect(one.n).toBe(4);
-    const two = pooled([[1, 1], [0, 1]]); // seed means 1 and 0.5
+    const two = pooled([
+      [1, 1],
+      [0, 1],
+    ]); // seed means 1 and 0.5
     expect(two.mean).toBeCloseTo(0.75);
     expect(two.n).toBe(2);
     expect(two.ci95).toBeCloseTo(12.706 * 0.25, 3);
@@ -106,18 +113,32 @@ describe("demo arms and aggregation", () => {
 
 describe("withCompactTools", () => {
   const tools = [
-    { name: "find_user", description: "look up", parameters: { type: "object", properties: { email: { type: "string" } } } },
+    {
+      name: "find_user",
+      description: "look up",
+      parameters: { type: "object", properties: { email: { type: "string" } } },
+    },
     { name: "ping", description: "", parameters: {} },
   ];
 
   it("turns tool schemas into a one-line index in the system message and keeps the rest", async () => {
     const policy = new ScriptedPolicy({ act: ["hi", "hi"] });
     const view = withCompactTools(policy);
-    await view.chat({ messages: [{ role: "system", content: "shop agent." }, { role: "user", content: "x" }], tools, temperature: 0 });
+    await view.chat({
+      messages: [
+        { role: "system", content: "shop agent." },
+        { role: "user", content: "x" },
+      ],
+      tools,
+      temperature: 0,
+    });
     const req = policy.calls[0]!.request;
     expect(req.tools).toBeUndefined();
     expect(req.temperature).toBe(0);
-    expect(req.messages[0]).toEqual({ role: "system", content: "shop agent.\ntools: find_user(email) ping()" });
+    expect(req.messages[0]).toEqual({
+      role: "system",
+      content: "shop agent.\ntools: find_user(email) ping()",
+    });
     await view.chat({ messages: [{ role: "user", content: "x" }], tools });
     expect(policy.calls[1]!.request.messages.map((m) => m.role)).toEqual(["system", "user"]);
   });

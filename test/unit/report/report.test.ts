@@ -1,7 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildReportHtml, meanCI, readStepPoints, resultsMarkdown, writeReport } from "../../../src/report/index.js";
+import {
+  buildReportHtml,
+  meanCI,
+  readStepPoints,
+  resultsMarkdown,
+  writeReport,
+} from "../../../src/report/index.js";
 import { makeDemoRunDir } from "../../helpers/demo-run-fixture.js";
 
 describe("meanCI", () => {
@@ -49,7 +55,10 @@ describe("report", () => {
 
   it("names the field when results.json is invalid", async () => {
     const { dir } = makeDemoRunDir();
-    writeFileSync(join(dir, "results.json"), JSON.stringify({ minutes: 1, report: "x", sft_gate: {}, arms: [], testtime: [] }));
+    writeFileSync(
+      join(dir, "results.json"),
+      JSON.stringify({ minutes: 1, report: "x", sft_gate: {}, arms: [], testtime: [] }),
+    );
     await expect(buildReportHtml(dir)).rejects.toThrow(/sft_gate\.first_call_copy/);
   });
 });

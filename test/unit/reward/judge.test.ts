@@ -8,9 +8,26 @@ const task = TaskZ.parse({
   domain: "d",
   tools: [],
   user_turns: ["hi"],
-  checklists: [[[{ question: "polite?", pass_condition: "greets" }, { question: "rule", rule: { reply_contains: ["hello"] } }]]],
+  checklists: [
+    [
+      [
+        { question: "polite?", pass_condition: "greets" },
+        { question: "rule", rule: { reply_contains: ["hello"] } },
+      ],
+    ],
+  ],
 });
-const turns = [{ before: [], messages: [{ role: "user" as const, content: "hi" }, { role: "assistant" as const, content: "hello" }], calls: [], replies: ["hello"] }];
+const turns = [
+  {
+    before: [],
+    messages: [
+      { role: "user" as const, content: "hi" },
+      { role: "assistant" as const, content: "hello" },
+    ],
+    calls: [],
+    replies: ["hello"],
+  },
+];
 
 function model(reply: (i: number) => string | Error): ChatModel & { requests: ChatRequest[] } {
   const requests: ChatRequest[] = [];
@@ -36,10 +53,16 @@ describe("parseVerdict", () => {
 
 describe("llmJudge", () => {
   it("asks with the JSON-schema response format and scores the rule-less standard", async () => {
-    const m = model(() => '{"understanding":"","analysis_of_pass_condition":"","analysis_of_failure_examples":"","answer":true}');
+    const m = model(
+      () =>
+        '{"understanding":"","analysis_of_pass_condition":"","analysis_of_failure_examples":"","answer":true}',
+    );
     const s = await scoreEpisode(task, turns, llmJudge(m));
     expect(s).toMatchObject({ reward: 1, success: true, masked: false, judgeCalls: 1 });
-    expect(m.requests[0]!.responseSchema).toEqual({ name: VERDICT_SCHEMA.name, schema: VERDICT_SCHEMA.schema });
+    expect(m.requests[0]!.responseSchema).toEqual({
+      name: VERDICT_SCHEMA.name,
+      schema: VERDICT_SCHEMA.schema,
+    });
     expect(m.requests[0]!.messages[0]!.content).toContain("Question: polite?");
     expect(m.requests[0]!.messages[0]!.content).toContain("Assistant: hello");
   });
@@ -52,7 +75,11 @@ describe("llmJudge", () => {
   it("retries API failures with backoff, then succeeds", async () => {
     const delays: number[] = [];
     const m = model((i) => (i < 2 ? new Error("502") : '{"answer":true}'));
-    const s = await scoreEpisode(task, turns, llmJudge(m, { retries: 3, baseDelayMs: 1, onRetry: (r) => delays.push(r.delayMs) }));
+    const s = await scoreEpisode(
+      task,
+      turns,
+      llmJudge(m, { retries: 3, baseDelayMs: 1, onRetry: (r) => delays.push(r.delayMs) }),
+    );
     expect(m.requests).toHaveLength(3);
     expect(delays).toHaveLength(2);
     expect(s.reward).toBe(1);

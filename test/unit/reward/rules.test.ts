@@ -1,9 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { TaskZ } from "../../../src/core/task.js";
-import { checkRule, episodeReward, scoreEpisode, scoreRules, weightedScore } from "../../../src/reward/index.js";
+import {
+  checkRule,
+  episodeReward,
+  scoreEpisode,
+  scoreRules,
+  weightedScore,
+} from "../../../src/reward/index.js";
 import type { ToolCall } from "../../../src/core/messages.js";
 
-const c = (name: string, args: Record<string, unknown> = {}): ToolCall => ({ id: "x", name, arguments: args });
+const c = (name: string, args: Record<string, unknown> = {}): ToolCall => ({
+  id: "x",
+  name,
+  arguments: args,
+});
 
 describe("checkRule (hand table)", () => {
   const calls = [c("get_order", { order_id: "A1", opts: { deep: [1, 2] } }), c("refund", { amount: 5 })];

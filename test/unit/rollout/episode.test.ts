@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { runEpisode, rehearsalResponder, simulatorResponder, realResponder, type EpisodeOptions } from "../../../src/rollout/index.js";
+import {
+  runEpisode,
+  rehearsalResponder,
+  simulatorResponder,
+  realResponder,
+  type EpisodeOptions,
+} from "../../../src/rollout/index.js";
 import { ScriptedPolicy, CountingEnvironment } from "../../../src/testing/index.js";
 import { call, orderTask, OrderEnv, result } from "./fixtures.js";
 
@@ -24,11 +30,19 @@ describe("runEpisode in rehearsal mode", () => {
     expect(ep.messages).toEqual([
       { role: "system", content: "You are a retail agent." },
       { role: "user", content: "Where is order A1?" },
-      { role: "assistant", content: "", toolCalls: [{ id: "call_0_0_0", name: "get_order", arguments: { order_id: "A1" } }] },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "call_0_0_0", name: "get_order", arguments: { order_id: "A1" } }],
+      },
       { role: "tool", content: '{"status":"pending"}', toolCallId: "call_0_0_0", name: "get_order" },
       { role: "assistant", content: "Order A1 is pending." },
       { role: "user", content: "Cancel it." },
-      { role: "assistant", content: "", toolCalls: [{ id: "call_1_0_0", name: "cancel_order", arguments: { order_id: "A1" } }] },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "call_1_0_0", name: "cancel_order", arguments: { order_id: "A1" } }],
+      },
       { role: "tool", content: '{"status":"cancelled"}', toolCallId: "call_1_0_0", name: "cancel_order" },
       { role: "assistant", content: "Done, A1 is cancelled." },
     ]);
@@ -59,7 +73,10 @@ describe("runEpisode in rehearsal mode", () => {
     const rehearseReq = policy.callsFor("rehearse")[0]!.request;
     expect(rehearseReq.messages[1]!.content).toContain('get_order {"order_id":"A1"} -> {"status":"pending"}');
     // the act call sees the tools
-    expect(policy.callsFor("act")[0]!.request.tools?.map((t) => t.name)).toEqual(["get_order", "cancel_order"]);
+    expect(policy.callsFor("act")[0]!.request.tools?.map((t) => t.name)).toEqual([
+      "get_order",
+      "cancel_order",
+    ]);
   });
 
   it.each([
@@ -106,7 +123,11 @@ describe("runEpisode in rehearsal mode", () => {
   it("invalid calls get validation errors with no model call; valid ones are rehearsed", async () => {
     const policy = new ScriptedPolicy({
       act: [
-        [call("delete_everything", {}), call("get_order", { id: 5 }), call("get_order", { order_id: "A1" })].join("\n"),
+        [
+          call("delete_everything", {}),
+          call("get_order", { id: 5 }),
+          call("get_order", { order_id: "A1" }),
+        ].join("\n"),
         "It is pending.",
       ],
       rehearse: [result({ status: "pending" })],
@@ -117,7 +138,11 @@ describe("runEpisode in rehearsal mode", () => {
     expect(JSON.parse(ep.calls[0]!.result).error_tool_call.code).toBe("TOOL_NOT_AVAILABLE");
     expect(JSON.parse(ep.calls[1]!.result).error_tool_call.code).toBe("INVALID_PARAMETERS");
     expect(policy.callsFor("rehearse")).toHaveLength(1);
-    expect(ep.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId)).toEqual(["call_0_0_0", "call_0_0_1", "call_0_0_2"]);
+    expect(ep.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId)).toEqual([
+      "call_0_0_0",
+      "call_0_0_1",
+      "call_0_0_2",
+    ]);
     // turn 0 passes: lookup done (validated call) and "pending" said
     expect(ep.turnScores).toEqual([1]);
   });
@@ -135,7 +160,13 @@ describe("runEpisode in rehearsal mode", () => {
 
   it("uses the server's parsed tool_calls when the sample has them", async () => {
     const policy = new ScriptedPolicy({
-      act: [{ text: "Let me check.", toolCalls: [{ id: "srv_1", name: "get_order", arguments: { order_id: "A1" } }] }, "pending"],
+      act: [
+        {
+          text: "Let me check.",
+          toolCalls: [{ id: "srv_1", name: "get_order", arguments: { order_id: "A1" } }],
+        },
+        "pending",
+      ],
       rehearse: [result({ status: "pending" })],
     });
     const ep = await runEpisode(orderTask({ user_turns: ["Where?"] }), rehearsalOpts(policy));
@@ -180,7 +211,9 @@ describe("limits end the episode with their reason", () => {
     // fake ids are one per word: the first act prompt has 9 words, the later ones more
     const ep = await runEpisode(orderTask(), rehearsalOpts(policy, { contextBudgetTokens: 12 }));
     expect(ep.endReason).toBe("context_budget");
-    const first = policy.calls[0]!.request.messages.map((m) => m.content).join("\n").split(/\s+/).length;
+    const first = policy.calls[0]!.request.messages.map((m) => m.content)
+      .join("\n")
+      .split(/\s+/).length;
     expect(first).toBeLessThanOrEqual(12);
     // every recorded row is within budget
     for (const r of ep.rows) expect(r.promptTokenIds.length).toBeLessThanOrEqual(12);
@@ -198,8 +231,18 @@ describe("limits end the episode with their reason", () => {
 
 describe("responders", () => {
   const script = () => ({
-    act: [call("get_order", { order_id: "A1" }), call("get_order", { order_id: "NOPE" }) + call("nope", {}), "pending", call("cancel_order", { order_id: "A1" }), "cancelled"],
-    rehearse: [result({ status: "pending" }), result({ error: "not found" }), result({ status: "cancelled" })],
+    act: [
+      call("get_order", { order_id: "A1" }),
+      call("get_order", { order_id: "NOPE" }) + call("nope", {}),
+      "pending",
+      call("cancel_order", { order_id: "A1" }),
+      "cancelled",
+    ],
+    rehearse: [
+      result({ status: "pending" }),
+      result({ error: "not found" }),
+      result({ status: "cancelled" }),
+    ],
   });
 
   it("rehearsal mode makes zero calls to a counting environment", async () => {
@@ -259,7 +302,11 @@ describe("responders", () => {
   });
 
   it("the example cache answers an identical call with the recorded result, only when on", async () => {
-    const mk = () => new ScriptedPolicy({ act: [call("get_order", { order_id: "A1" }), "pending"], rehearse: [result({ status: "rehearsed" })] });
+    const mk = () =>
+      new ScriptedPolicy({
+        act: [call("get_order", { order_id: "A1" }), "pending"],
+        rehearse: [result({ status: "rehearsed" })],
+      });
     const task = orderTask({ user_turns: ["Where?"] });
     const on = mk();
     const epOn = await runEpisode(task, rehearsalOpts(on, { exampleCache: true }));
@@ -300,7 +347,14 @@ describe("judging", () => {
     const policy = new ScriptedPolicy({ act: ["pending"] });
     const task = orderTask({
       user_turns: ["hi"],
-      checklists: [[[{ question: "said pending", rule: { reply_contains: ["pending"] }, weight: 3 }, { question: "polite?" }]]],
+      checklists: [
+        [
+          [
+            { question: "said pending", rule: { reply_contains: ["pending"] }, weight: 3 },
+            { question: "polite?" },
+          ],
+        ],
+      ],
     });
     const ep = await runEpisode(task, rehearsalOpts(policy, { judge }));
     expect(ep.turnScores).toEqual([0.75]);

@@ -1,14 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { buildRehearsalPrompt, parseExecutionResult, REHEARSAL_SYSTEM_FULL } from "../../../src/rollout/index.js";
+import {
+  buildRehearsalPrompt,
+  parseExecutionResult,
+  REHEARSAL_SYSTEM_FULL,
+} from "../../../src/rollout/index.js";
 import { orderTask } from "./fixtures.js";
 
 describe("parseExecutionResult", () => {
   it("accepts objects and arrays, strips think, re-serialises", () => {
-    expect(parseExecutionResult('<think>x</think>\n<execution_result>\n{"a": 1}\n</execution_result>')).toMatchObject({ ok: true, content: '{"a":1}' });
-    expect(parseExecutionResult("<execution_result>\n[]\n</execution_result>")).toMatchObject({ ok: true, content: "[]" });
+    expect(
+      parseExecutionResult('<think>x</think>\n<execution_result>\n{"a": 1}\n</execution_result>'),
+    ).toMatchObject({ ok: true, content: '{"a":1}' });
+    expect(parseExecutionResult("<execution_result>\n[]\n</execution_result>")).toMatchObject({
+      ok: true,
+      content: "[]",
+    });
   });
   it("reads an error_tool_call verdict", () => {
-    const r = parseExecutionResult('<execution_result>\n{"error_tool_call":{"code":"INVALID_PARAMETERS","message":"bad"}}\n</execution_result>');
+    const r = parseExecutionResult(
+      '<execution_result>\n{"error_tool_call":{"code":"INVALID_PARAMETERS","message":"bad"}}\n</execution_result>',
+    );
     expect(r).toMatchObject({ ok: true, verdict: { code: "INVALID_PARAMETERS", message: "bad" } });
   });
   it.each([
@@ -39,14 +50,24 @@ describe("buildRehearsalPrompt", () => {
   it("full: system contract, then tools, few-shot, history, act message, current call in order", () => {
     const [sys, user] = buildRehearsalPrompt(input);
     expect(sys!.content).toBe(REHEARSAL_SYSTEM_FULL);
-    const order = ["Candidate tools", "Recorded calls and results", "Current conversation history", "The agent's latest message", "Current tool to simulate"];
+    const order = [
+      "Candidate tools",
+      "Recorded calls and results",
+      "Current conversation history",
+      "The agent's latest message",
+      "Current tool to simulate",
+    ];
     const at = order.map((s) => user!.content.indexOf(s));
     expect(at.every((i) => i >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
     expect(user!.content).toContain('"required":["order_id"]');
   });
   it("compact is short and holds only this tool's examples", () => {
-    const [sys, user] = buildRehearsalPrompt({ ...input, call: { id: "c", name: "cancel_order", arguments: { order_id: "A1" } }, variant: "compact" });
+    const [sys, user] = buildRehearsalPrompt({
+      ...input,
+      call: { id: "c", name: "cancel_order", arguments: { order_id: "A1" } },
+      variant: "compact",
+    });
     expect(user!.content).toBe('cancel_order {"order_id":"A1"} ->');
     expect((sys!.content + user!.content).split(/\s+/).length).toBeLessThan(30);
   });

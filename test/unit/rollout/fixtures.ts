@@ -8,12 +8,22 @@ export const ORDER_TOOLS = [
   {
     name: "get_order",
     description: "Look up an order",
-    parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { order_id: { type: "string" } },
+      required: ["order_id"],
+      additionalProperties: false,
+    },
   },
   {
     name: "cancel_order",
     description: "Cancel a pending order",
-    parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { order_id: { type: "string" } },
+      required: ["order_id"],
+      additionalProperties: false,
+    },
   },
 ];
 
@@ -44,7 +54,8 @@ export function orderTask(overrides: Record<string, unknown> = {}): Task {
 
 export const call = (name: string, args: Record<string, unknown>): string =>
   `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>`;
-export const result = (value: unknown): string => `<execution_result>\n${JSON.stringify(value)}\n</execution_result>`;
+export const result = (value: unknown): string =>
+  `<execution_result>\n${JSON.stringify(value)}\n</execution_result>`;
 
 /** A tiny real environment: orders in memory. */
 export class OrderEnv implements Environment {
@@ -54,7 +65,8 @@ export class OrderEnv implements Environment {
   }
   async call(c: ToolCall): Promise<ToolResult> {
     const id = String(c.arguments.order_id);
-    if (!(id in this.orders)) return { ok: false, error: new EnvaceError("TOOL_EXECUTION_ERROR", `no order ${id}`) };
+    if (!(id in this.orders))
+      return { ok: false, error: new EnvaceError("TOOL_EXECUTION_ERROR", `no order ${id}`) };
     if (c.name === "cancel_order") this.orders[id] = "cancelled";
     return { ok: true, content: JSON.stringify({ order_id: id, status: this.orders[id] }) };
   }

@@ -18,11 +18,15 @@ describe("loadTasks", () => {
 
   it("names the line and the field", () => {
     const bad = { ...ok, id: "b", user_turns: [] };
-    expect(() => parseTasks(`${JSON.stringify(ok)}\n${JSON.stringify(bad)}`, "x.jsonl")).toThrow(/x\.jsonl:2: field user_turns/);
+    expect(() => parseTasks(`${JSON.stringify(ok)}\n${JSON.stringify(bad)}`, "x.jsonl")).toThrow(
+      /x\.jsonl:2: field user_turns/,
+    );
     const badRule = { ...ok, checklists: [[[{ question: "q", rule: { call: 3 } }]]] };
     expect(() => parseTasks(JSON.stringify(badRule), "y")).toThrow(/y:1: field checklists\.0\.0\.0\.rule/);
     expect(() => parseTasks("{nope", "z")).toThrow(/z:1: not valid JSON/);
-    expect(() => parseTasks(`${JSON.stringify(ok)}\n${JSON.stringify(ok)}`, "w")).toThrow(/w:2: field id: duplicate/);
+    expect(() => parseTasks(`${JSON.stringify(ok)}\n${JSON.stringify(ok)}`, "w")).toThrow(
+      /w:2: field id: duplicate/,
+    );
   });
 
   it("a missing file is INVALID_TASK_FILE", async () => {

@@ -29,7 +29,10 @@ describe("runEpisodes", () => {
     };
     const policy = boundedChatModel(slow, 3);
     const tasks = [orderTask(), orderTask({ id: "order-2" })];
-    const jobs = groupJobs(tasks, 4, { policy, responder: rehearsalResponder(policy, { variant: "compact" }) });
+    const jobs = groupJobs(tasks, 4, {
+      policy,
+      responder: rehearsalResponder(policy, { variant: "compact" }),
+    });
     const progress: number[] = [];
     const results = await runEpisodes(jobs, { concurrency: 8, onProgress: (p) => progress.push(p.done) });
     expect(results.map((r) => [r.taskId, r.sample])).toEqual(jobs.map((j) => [j.task.id, j.options.sample]));

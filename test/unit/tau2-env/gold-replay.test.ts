@@ -9,14 +9,19 @@ import { domain, hasData } from "./helpers.js";
  * initial DB hashes, and for every task the sha256 of each gold action's result string and the DB
  * hashes after replaying the gold actions.
  */
-const ref = JSON.parse(readFileSync(new URL("./fixtures/upstream-reference.json", import.meta.url), "utf8")) as Record<
+const ref = JSON.parse(
+  readFileSync(new URL("./fixtures/upstream-reference.json", import.meta.url), "utf8"),
+) as Record<
   string,
   {
     initial_hash: string;
     user_hash: string | null;
     tools: unknown[];
     user_tools: unknown[];
-    tasks: Record<string, { results_sha256: string[]; errors: string[]; hash: string; user_hash: string | null }>;
+    tasks: Record<
+      string,
+      { results_sha256: string[]; errors: string[]; hash: string; user_hash: string | null }
+    >;
   }
 >;
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
@@ -41,8 +46,14 @@ describe.skipIf(!hasData)("tau2 port matches upstream", () => {
           const results = (task.evaluation_criteria?.actions ?? []).map((a) =>
             resultToString(env.callSync({ name: a.name, arguments: a.arguments }, a.requestor)),
           );
-          expect({ id: task.id, errors: results.filter((r) => r.startsWith("Error: ")) }).toEqual({ id: task.id, errors: expected.errors });
-          expect({ id: task.id, results: results.map(sha) }).toEqual({ id: task.id, results: expected.results_sha256 });
+          expect({ id: task.id, errors: results.filter((r) => r.startsWith("Error: ")) }).toEqual({
+            id: task.id,
+            errors: expected.errors,
+          });
+          expect({ id: task.id, results: results.map(sha) }).toEqual({
+            id: task.id,
+            results: expected.results_sha256,
+          });
           expect({ id: task.id, hash: env.hash(), user: env.userHash() }).toEqual({
             id: task.id,
             hash: expected.hash,
@@ -56,6 +67,8 @@ describe.skipIf(!hasData)("tau2 port matches upstream", () => {
   it("retail gold calls fail by design only where upstream's do", () => {
     const failing = Object.entries(ref.retail!.tasks).filter(([, t]) => t.errors.length > 0);
     expect(failing.length).toBeGreaterThan(5);
-    expect(failing.flatMap(([, t]) => t.errors)).toContain("Error: Insufficient gift card balance to pay for the price difference");
+    expect(failing.flatMap(([, t]) => t.errors)).toContain(
+      "Error: Insufficient gift card balance to pay for the price difference",
+    );
   });
 });

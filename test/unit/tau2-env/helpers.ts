@@ -1,6 +1,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { defaultDataDir, loadTau2Domain, type Tau2Domain, type Tau2DomainName } from "../../../src/envs/tau2/index.js";
+import {
+  defaultDataDir,
+  loadTau2Domain,
+  type Tau2Domain,
+  type Tau2DomainName,
+} from "../../../src/envs/tau2/index.js";
 
 export const dataDir = defaultDataDir();
 export const hasData = existsSync(join(dataDir, "tau2", "retail", "tasks.json"));

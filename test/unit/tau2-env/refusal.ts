@@ -2,7 +2,12 @@ import { expect } from "vitest";
 import { resultToString, type Tau2Environment } from "../../../src/envs/tau2/index.js";
 
 /** Calls a tool that must fail with `message` and checks the DB did not change. */
-export function expectRefusal(env: Tau2Environment, name: string, args: Record<string, unknown>, message: string): void {
+export function expectRefusal(
+  env: Tau2Environment,
+  name: string,
+  args: Record<string, unknown>,
+  message: string,
+): void {
   const before = env.hash();
   const r = env.callSync({ name, arguments: args });
   expect(resultToString(r)).toBe(`Error: ${message}`);

@@ -1,7 +1,16 @@
 /** The airline domain (upstream `tau2/domains/airline/tools.py`), same tools, messages and mutations. */
 import type { Tau2DomainSpec, Tau2State } from "../environment.js";
 import { calculate } from "../py-calc.js";
-import { keyError, PyError, pyIn, pyStr, pyTypeName, requireNumber, typeError, valueError } from "../py-errors.js";
+import {
+  keyError,
+  PyError,
+  pyIn,
+  pyStr,
+  pyTypeName,
+  requireNumber,
+  typeError,
+  valueError,
+} from "../py-errors.js";
 import { pyConstruct, pyDump, type PyModel } from "../py-model.js";
 import { modelSchema, type ParamSpec, S, transferTool, type Toolkit, type ToolDef } from "../toolkit.js";
 import {
@@ -41,7 +50,8 @@ function getFlight(s: Tau2State, flightNumber: unknown): AFlight {
 }
 function getFlightInstance(s: Tau2State, flightNumber: unknown, date: unknown): AFlightDate {
   const flight = getFlight(s, flightNumber);
-  if (!pyIn(flight.dates, date)) throw valueError(`Flight ${pyStr(flightNumber)} not found on date ${pyStr(date)}`);
+  if (!pyIn(flight.dates, date))
+    throw valueError(`Flight ${pyStr(flightNumber)} not found on date ${pyStr(date)}`);
   return flight.dates.get(date as string)!;
 }
 /** `d[key]` on a dict keyed by cabin class: KeyError for an unknown key. */
@@ -69,11 +79,18 @@ function modelsIfAllDicts(v: unknown, model: PyModel): { items: unknown[]; model
   return { items: items.map((x) => pyConstruct(model, x)), models: true };
 }
 function field<V>(list: { models: boolean }, obj: unknown, name: string): V {
-  if (!list.models) throw new PyError("AttributeError", `'${pyTypeName(obj)}' object has no attribute '${name}'`);
+  if (!list.models)
+    throw new PyError("AttributeError", `'${pyTypeName(obj)}' object has no attribute '${name}'`);
   return (obj as Record<string, unknown>)[name] as V;
 }
 
-function searchDirect(s: Tau2State, date: unknown, origin: unknown, destination: unknown, leaveAfter: string | null) {
+function searchDirect(
+  s: Tau2State,
+  date: unknown,
+  origin: unknown,
+  destination: unknown,
+  leaveAfter: string | null,
+) {
   const results: Record<string, unknown>[] = [];
   for (const flight of flights(s).values()) {
     // Same short-circuit order as upstream's boolean chain.
@@ -109,9 +126,11 @@ function paymentForUpdate(user: AUser, paymentId: unknown, totalPrice: number): 
   if (!pyIn(user.payment_methods, paymentId)) throw valueError("Payment method not found");
   const pm = user.payment_methods.get(paymentId as string)!;
   if (pm.source === "certificate") throw valueError("Certificate cannot be used to update reservation");
-  if (pm.source === "gift_card" && (pm.amount as number) < totalPrice) throw valueError("Gift card balance is not enough");
+  if (pm.source === "gift_card" && (pm.amount as number) < totalPrice)
+    throw valueError("Gift card balance is not enough");
   // Built before the deduction so a failing construction changes nothing.
-  const payment = totalPrice !== 0 ? pyConstruct<APayment>(Payment, { payment_id: paymentId, amount: totalPrice }) : null;
+  const payment =
+    totalPrice !== 0 ? pyConstruct<APayment>(Payment, { payment_id: paymentId, amount: totalPrice }) : null;
   if (pm.source === "gift_card") pm.amount = (pm.amount as number) - totalPrice;
   return payment;
 }
@@ -123,7 +142,11 @@ const PAYMENT_ID =
 const CABIN_ENUM = S.enumOf("business", "economy", "basic_economy");
 const flightInfoDef = modelSchema("FlightInfo", [
   { name: "flight_number", description: "Flight number, such as 'HAT001'.", schema: S.str },
-  { name: "date", description: "The date for the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.", schema: S.str },
+  {
+    name: "date",
+    description: "The date for the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.",
+    schema: S.str,
+  },
 ]);
 const passengerDef = modelSchema("Passenger", [
   { name: "first_name", description: "Passenger's first name", schema: S.str },
@@ -135,10 +158,26 @@ const paymentDef = modelSchema("Payment", [
   { name: "amount", description: "Payment amount in dollars", schema: S.int },
 ]);
 const AIRPORTS: [string, string][] = [
-  ["SFO", "San Francisco"], ["JFK", "New York"], ["LAX", "Los Angeles"], ["ORD", "Chicago"], ["DFW", "Dallas"],
-  ["DEN", "Denver"], ["SEA", "Seattle"], ["ATL", "Atlanta"], ["MIA", "Miami"], ["BOS", "Boston"],
-  ["PHX", "Phoenix"], ["IAH", "Houston"], ["LAS", "Las Vegas"], ["MCO", "Orlando"], ["EWR", "Newark"],
-  ["CLT", "Charlotte"], ["MSP", "Minneapolis"], ["DTW", "Detroit"], ["PHL", "Philadelphia"], ["LGA", "LaGuardia"],
+  ["SFO", "San Francisco"],
+  ["JFK", "New York"],
+  ["LAX", "Los Angeles"],
+  ["ORD", "Chicago"],
+  ["DFW", "Dallas"],
+  ["DEN", "Denver"],
+  ["SEA", "Seattle"],
+  ["ATL", "Atlanta"],
+  ["MIA", "Miami"],
+  ["BOS", "Boston"],
+  ["PHX", "Phoenix"],
+  ["IAH", "Houston"],
+  ["LAS", "Las Vegas"],
+  ["MCO", "Orlando"],
+  ["EWR", "Newark"],
+  ["CLT", "Charlotte"],
+  ["MSP", "Minneapolis"],
+  ["DTW", "Detroit"],
+  ["PHL", "Philadelphia"],
+  ["LGA", "LaGuardia"],
 ];
 
 const dumpReservation = (r: AReservation) => pyDump(r, Reservation);
@@ -151,14 +190,46 @@ const tools: ToolDef<Tau2State>[] = [
       str("user_id", "The ID of the user to book the reservation such as 'sara_doe_496'`."),
       str("origin", "The IATA code for the origin city such as 'SFO'."),
       str("destination", "The IATA code for the destination city such as 'JFK'."),
-      { name: "flight_type", description: "The type of flight such as 'one_way' or 'round_trip'.", schema: S.enumOf("round_trip", "one_way") },
-      { name: "cabin", description: "The cabin class such as 'basic_economy', 'economy', or 'business'.", schema: CABIN_ENUM },
-      { name: "flights", description: "An array of objects containing details about each piece of flight.", schema: S.refOrDictList("FlightInfo") },
-      { name: "passengers", description: "An array of objects containing details about each passenger.", schema: S.refOrDictList("Passenger") },
-      { name: "payment_methods", description: "An array of objects containing details about each payment method.", schema: S.refOrDictList("Payment") },
-      { name: "total_baggages", description: "The total number of baggage items to book the reservation.", schema: S.int },
-      { name: "nonfree_baggages", description: "The number of non-free baggage items to book the reservation.", schema: S.int },
-      { name: "insurance", description: "Whether the reservation has insurance.", schema: S.enumOf("yes", "no") },
+      {
+        name: "flight_type",
+        description: "The type of flight such as 'one_way' or 'round_trip'.",
+        schema: S.enumOf("round_trip", "one_way"),
+      },
+      {
+        name: "cabin",
+        description: "The cabin class such as 'basic_economy', 'economy', or 'business'.",
+        schema: CABIN_ENUM,
+      },
+      {
+        name: "flights",
+        description: "An array of objects containing details about each piece of flight.",
+        schema: S.refOrDictList("FlightInfo"),
+      },
+      {
+        name: "passengers",
+        description: "An array of objects containing details about each passenger.",
+        schema: S.refOrDictList("Passenger"),
+      },
+      {
+        name: "payment_methods",
+        description: "An array of objects containing details about each payment method.",
+        schema: S.refOrDictList("Payment"),
+      },
+      {
+        name: "total_baggages",
+        description: "The total number of baggage items to book the reservation.",
+        schema: S.int,
+      },
+      {
+        name: "nonfree_baggages",
+        description: "The number of non-free baggage items to book the reservation.",
+        schema: S.int,
+      },
+      {
+        name: "insurance",
+        description: "Whether the reservation has insurance.",
+        schema: S.enumOf("yes", "no"),
+      },
     ],
     defs: { FlightInfo: flightInfoDef, Passenger: passengerDef, Payment: paymentDef },
     mutates: true,
@@ -192,8 +263,10 @@ const tools: ToolDef<Tau2State>[] = [
         const date = field<string>(flightList, info, "date");
         const flight = getFlight(s, flightNumber);
         const d = getFlightInstance(s, flightNumber, date);
-        if (d.status !== "available") throw valueError(`Flight ${flightNumber} not available on date ${date}`);
-        if (item(d.available_seats!, cabin) < passengers.length) throw valueError(`Not enough seats on flight ${flightNumber}`);
+        if (d.status !== "available")
+          throw valueError(`Flight ${flightNumber} not available on date ${date}`);
+        if (item(d.available_seats!, cabin) < passengers.length)
+          throw valueError(`Not enough seats on flight ${flightNumber}`);
         const price = item(d.prices!, cabin);
         reservation.flights.push(
           pyConstruct<AReservationFlight>(ReservationFlight, {
@@ -218,13 +291,21 @@ const tools: ToolDef<Tau2State>[] = [
         const amount = field<number>(payments, pm, "amount");
         if (!user.payment_methods.has(paymentId)) throw valueError(`Payment method ${paymentId} not found`);
         const userPm = user.payment_methods.get(paymentId)!;
-        if ((userPm.source === "gift_card" || userPm.source === "certificate") && (userPm.amount as number) < amount) {
+        if (
+          (userPm.source === "gift_card" || userPm.source === "certificate") &&
+          (userPm.amount as number) < amount
+        ) {
           throw valueError(`Not enough balance in payment method ${paymentId}`);
         }
       }
-      const totalPayment = payments.items.reduce((sum: number, pm) => sum + field<number>(payments, pm, "amount"), 0);
+      const totalPayment = payments.items.reduce(
+        (sum: number, pm) => sum + field<number>(payments, pm, "amount"),
+        0,
+      );
       if (totalPayment !== totalPrice) {
-        throw valueError(`Payment amount does not add up, total price is ${pyStr(totalPrice)}, but paid ${pyStr(totalPayment)}`);
+        throw valueError(
+          `Payment amount does not add up, total price is ${pyStr(totalPrice)}, but paid ${pyStr(totalPayment)}`,
+        );
       }
       // A certificate listed twice fails upstream on the second pop (KeyError), after earlier
       // deductions; checked here first so the refusal changes nothing.
@@ -238,9 +319,12 @@ const tools: ToolDef<Tau2State>[] = [
         if (userPm.source === "gift_card") userPm.amount = (userPm.amount as number) - pm.amount;
         else if (userPm.source === "certificate") user.payment_methods.delete(pm.payment_id);
       }
-      for (const d of dateData) d.available_seats!.set(cabin, d.available_seats!.get(cabin)! - passengers.length);
+      for (const d of dateData)
+        d.available_seats!.set(cabin, d.available_seats!.get(cabin)! - passengers.length);
       reservations(s).set(reservationId, reservation);
-      users(s).get(a.user_id as string)!.reservations.push(reservationId);
+      users(s)
+        .get(a.user_id as string)!
+        .reservations.push(reservationId);
       return dumpReservation(reservation);
     },
   },
@@ -341,7 +425,10 @@ const tools: ToolDef<Tau2State>[] = [
       for (const n of [3221322, 3221323, 3221324]) {
         const paymentId = `certificate_${n}`;
         if (!user.payment_methods.has(paymentId)) {
-          user.payment_methods.set(paymentId, pyConstruct(Certificate, { id: paymentId, amount: a.amount, source: "certificate" }));
+          user.payment_methods.set(
+            paymentId,
+            pyConstruct(Certificate, { id: paymentId, amount: a.amount, source: "certificate" }),
+          );
           return `Certificate ${paymentId} added to user ${pyStr(a.user_id)} with amount ${pyStr(a.amount)}.`;
         }
       }
@@ -354,8 +441,16 @@ const tools: ToolDef<Tau2State>[] = [
     description: "Update the baggage information of a reservation.",
     params: [
       str("reservation_id", "The reservation ID, such as 'ZFA04Y'"),
-      { name: "total_baggages", description: "The updated total number of baggage items included in the reservation.", schema: S.int },
-      { name: "nonfree_baggages", description: "The updated number of non-free baggage items included in the reservation.", schema: S.int },
+      {
+        name: "total_baggages",
+        description: "The updated total number of baggage items included in the reservation.",
+        schema: S.int,
+      },
+      {
+        name: "nonfree_baggages",
+        description: "The updated number of non-free baggage items included in the reservation.",
+        schema: S.int,
+      },
       str("payment_id", PAYMENT_ID),
     ],
     mutates: true,
@@ -406,8 +501,10 @@ const tools: ToolDef<Tau2State>[] = [
         }
         const flight = getFlight(s, flightNumber);
         const d = getFlightInstance(s, flightNumber, date);
-        if (d.status !== "available") throw valueError(`Flight ${flightNumber} not available on date ${date}`);
-        if (item(d.available_seats!, a.cabin) < nPassengers) throw valueError(`Not enough seats on flight ${flightNumber}`);
+        if (d.status !== "available")
+          throw valueError(`Flight ${flightNumber} not available on date ${date}`);
+        if (item(d.available_seats!, a.cabin) < nPassengers)
+          throw valueError(`Not enough seats on flight ${flightNumber}`);
         const rf = pyConstruct<AReservationFlight>(ReservationFlight, {
           flight_number: flightNumber,
           date,
@@ -431,14 +528,19 @@ const tools: ToolDef<Tau2State>[] = [
     description: "Update the passenger information of a reservation.",
     params: [
       str("reservation_id", RES_ID),
-      { name: "passengers", description: "An array of objects containing details about each passenger.", schema: S.refOrDictList("Passenger") },
+      {
+        name: "passengers",
+        description: "An array of objects containing details about each passenger.",
+        schema: S.refOrDictList("Passenger"),
+      },
     ],
     defs: { Passenger: passengerDef },
     mutates: true,
     run: (s, a) => {
       const passengers = modelsIfAllDicts(a.passengers, Passenger).items;
       const reservation = getReservation(s, a.reservation_id);
-      if (passengers.length !== reservation.passengers.length) throw valueError("Number of passengers does not match");
+      if (passengers.length !== reservation.passengers.length)
+        throw valueError("Number of passengers does not match");
       reservation.passengers = structuredClone(passengers);
       return dumpReservation(reservation);
     },

@@ -59,7 +59,9 @@ function createTask(s: Tau2State, userId: unknown, title: unknown, description: 
   const taskId = `task_${tasksOf(s).size + 1}`;
   const task = pyConstruct<Task>(MockTask, { task_id: taskId, title, description, status: "pending" });
   tasksOf(s).set(taskId, task);
-  usersOf(s).get(userId as string)!.tasks.push(taskId);
+  usersOf(s)
+    .get(userId as string)!
+    .tasks.push(taskId);
   return task;
 }
 
@@ -72,7 +74,12 @@ const toolkit: Toolkit<Tau2State> = {
       params: [
         { name: "user_id", description: "The ID of the user creating the task", schema: S.str },
         { name: "title", description: "The title of the task", schema: S.str },
-        { name: "description", description: "Optional description of the task", schema: S.str, default: { value: null } },
+        {
+          name: "description",
+          description: "Optional description of the task",
+          schema: S.str,
+          default: { value: null },
+        },
       ],
       mutates: true,
       run: (s, a) => pyDump(createTask(s, a.user_id, a.title, a.description), MockTask),
@@ -89,7 +96,11 @@ const toolkit: Toolkit<Tau2State> = {
       description: "Update the status of a task.",
       params: [
         { name: "task_id", description: "The ID of the task to update", schema: S.str },
-        { name: "status", description: "The new status of the task", schema: S.enumOf("pending", "completed") },
+        {
+          name: "status",
+          description: "The new status of the task",
+          schema: S.enumOf("pending", "completed"),
+        },
       ],
       mutates: true,
       run: (s, a) => {
@@ -134,10 +145,13 @@ const userToolkit: Toolkit<Tau2State> = {
     {
       name: "dismiss_notification",
       description: "Dismiss (mark as read) a notification.",
-      params: [{ name: "notification_id", description: "The ID of the notification to dismiss.", schema: S.str }],
+      params: [
+        { name: "notification_id", description: "The ID of the notification to dismiss.", schema: S.str },
+      ],
       mutates: true,
       run: (s, a) => {
-        if (!pyIn(notificationsOf(s), a.notification_id)) throw valueError(`Notification ${pyStr(a.notification_id)} not found`);
+        if (!pyIn(notificationsOf(s), a.notification_id))
+          throw valueError(`Notification ${pyStr(a.notification_id)} not found`);
         notificationsOf(s).get(a.notification_id as string)!.status = "read";
         return `Notification ${pyStr(a.notification_id)} dismissed`;
       },
@@ -146,9 +160,17 @@ const userToolkit: Toolkit<Tau2State> = {
   functions: [
     {
       name: "add_notification",
-      params: [{ name: "notification_id" }, { name: "message" }, { name: "task_id", default: { value: null } }],
+      params: [
+        { name: "notification_id" },
+        { name: "message" },
+        { name: "task_id", default: { value: null } },
+      ],
       run: (s, a) => {
-        const n = pyConstruct<Notif>(Notification, { notification_id: a.notification_id, message: a.message, task_id: a.task_id });
+        const n = pyConstruct<Notif>(Notification, {
+          notification_id: a.notification_id,
+          message: a.message,
+          task_id: a.task_id,
+        });
         notificationsOf(s).set(a.notification_id as string, n);
         return n;
       },
@@ -157,7 +179,8 @@ const userToolkit: Toolkit<Tau2State> = {
       name: "assert_notification_status",
       params: [{ name: "notification_id" }, { name: "expected_status" }],
       run: (s, a) => {
-        if (!pyIn(notificationsOf(s), a.notification_id)) throw valueError(`Notification ${pyStr(a.notification_id)} not found`);
+        if (!pyIn(notificationsOf(s), a.notification_id))
+          throw valueError(`Notification ${pyStr(a.notification_id)} not found`);
         return notificationsOf(s).get(a.notification_id as string)!.status === a.expected_status;
       },
     },

@@ -70,7 +70,15 @@ export const Order = T.model("Order", [
   { name: "items", t: T.list(OrderItem) },
   {
     name: "status",
-    t: T.lit("processed", "pending", "pending (item modified)", "delivered", "cancelled", "exchange requested", "return requested"),
+    t: T.lit(
+      "processed",
+      "pending",
+      "pending (item modified)",
+      "delivered",
+      "cancelled",
+      "exchange requested",
+      "return requested",
+    ),
   },
   { name: "fulfillments", t: T.list(OrderFullfilment) },
   { name: "payment_history", t: T.list(OrderPayment) },

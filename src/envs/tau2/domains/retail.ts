@@ -3,7 +3,16 @@ import type { Tau2DomainSpec, Tau2State } from "../environment.js";
 import { calculate } from "../py-calc.js";
 import { pyJsonDumps } from "../py-json.js";
 import { pyRound } from "../py-round.js";
-import { PyError, pyIn, pySortedStrings, pyStr, requireList, requireStrMethod, typeError, valueError } from "../py-errors.js";
+import {
+  PyError,
+  pyIn,
+  pySortedStrings,
+  pyStr,
+  requireList,
+  requireStrMethod,
+  typeError,
+  valueError,
+} from "../py-errors.js";
 import { pyConstruct, pyDump } from "../py-model.js";
 import { type Args, type ParamSpec, S, transferTool, type Toolkit, type ToolDef } from "../toolkit.js";
 import {
@@ -59,7 +68,8 @@ const count = (list: unknown[], x: unknown) => list.filter((y) => y === x).lengt
 /** Gift-card balances are Python floats; bigint marks a Python int (see exchange). */
 const num = (x: unknown) => (typeof x === "bigint" ? Number(x) : (x as number));
 
-const ORDER_ID = "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.";
+const ORDER_ID =
+  "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.";
 const USER_ID = "The user id, such as 'sara_doe_496'.";
 const PM_ID =
   "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.";
@@ -103,7 +113,10 @@ const tools: ToolDef<Tau2State>[] = [
       "Cancel a pending order. If the order is already processed or delivered,\n\nit cannot be cancelled. The agent needs to explain the cancellation detail\nand ask for explicit user confirmation (yes/no) to proceed. If the user confirms,\nthe order status will be changed to 'cancelled' and the payment will be refunded.\nThe refund will be added to the user's gift card balance immediately if the payment\nwas made using a gift card, otherwise the refund would take 5-7 business days to process.\nThe function returns the order details after the cancellation.",
     params: [
       p("order_id", ORDER_ID),
-      p("reason", "The reason for cancellation, which should be either 'no longer needed' or 'ordered by mistake'."),
+      p(
+        "reason",
+        "The reason for cancellation, which should be either 'no longer needed' or 'ordered by mistake'.",
+      ),
     ],
     mutates: true,
     run: (s, a) => {
@@ -111,7 +124,8 @@ const tools: ToolDef<Tau2State>[] = [
       if (order.status !== "pending") throw valueError("Non-pending order cannot be cancelled");
       if (Array.isArray(a.reason)) throw typeError("unhashable type: 'list'");
       if (a.reason !== null && typeof a.reason === "object") throw typeError("unhashable type: 'dict'");
-      if (a.reason !== "no longer needed" && a.reason !== "ordered by mistake") throw valueError("Invalid reason");
+      if (a.reason !== "no longer needed" && a.reason !== "ordered by mistake")
+        throw valueError("Invalid reason");
       // Look everything up first (upstream refunds gift cards inside this loop, so a later missing
       // payment method would leave an earlier refund applied); then apply.
       const refunds: ROrderPayment[] = [];
@@ -141,7 +155,11 @@ const tools: ToolDef<Tau2State>[] = [
       "Exchange items in a delivered order to new items of the same product type.\n\nFor a delivered order, return or exchange can be only done once by the agent.\nThe agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.",
     params: [
       p("order_id", ORDER_ID),
-      p("item_ids", "The item ids to be exchanged, each such as '1008292230'. There could be duplicate items in the list.", S.strList),
+      p(
+        "item_ids",
+        "The item ids to be exchanged, each such as '1008292230'. There could be duplicate items in the list.",
+        S.strList,
+      ),
       p(
         "new_item_ids",
         "The item ids to be exchanged for, each such as '1008292230'.\nThere could be duplicate items in the list. Each new item id should match the item id\nin the same position and be of the same product.",
@@ -162,7 +180,8 @@ const tools: ToolDef<Tau2State>[] = [
         if (count(itemIds, id) > count(allItemIds, id)) throw valueError(`Number of ${pyStr(id)} not found.`);
       }
       const newItemIds = requireList(a.new_item_ids, "__len__");
-      if (itemIds.length !== newItemIds.length) throw valueError("The number of items to be exchanged should match.");
+      if (itemIds.length !== newItemIds.length)
+        throw valueError("The number of items to be exchanged should match.");
       // Upstream starts from the int 0: with no items the difference stays a Python int (bigint here).
       let diff: number | bigint = 0n;
       itemIds.forEach((id, k) => {
@@ -213,7 +232,8 @@ const tools: ToolDef<Tau2State>[] = [
   },
   {
     name: "find_user_id_by_email",
-    description: "Find user id by email. If the user is not found, the function will return an error message.",
+    description:
+      "Find user id by email. If the user is not found, the function will return an error message.",
     params: [p("email", "The email of the user, such as 'something@example.com'.")],
     mutates: false,
     run: (s, a) => {
@@ -233,14 +253,24 @@ const tools: ToolDef<Tau2State>[] = [
   {
     name: "get_product_details",
     description: "Get the inventory details of a product.",
-    params: [p("product_id", "The product id, such as '6086499569'. Be careful the product id is different from the item id.")],
+    params: [
+      p(
+        "product_id",
+        "The product id, such as '6086499569'. Be careful the product id is different from the item id.",
+      ),
+    ],
     mutates: false,
     run: (s, a) => pyDump(getProduct(s, a.product_id), Product),
   },
   {
     name: "get_item_details",
     description: "Get the inventory details of an item.",
-    params: [p("item_id", "The item id, such as '6086499569'. Be careful the item id is different from the product id.")],
+    params: [
+      p(
+        "item_id",
+        "The item id, such as '6086499569'. Be careful the item id is different from the product id.",
+      ),
+    ],
     mutates: false,
     run: (s, a) => pyDump(getItem(s, a.item_id), Variant),
   },
@@ -282,7 +312,11 @@ const tools: ToolDef<Tau2State>[] = [
       "Modify items in a pending order to new items of the same product type. For a pending order, this function can only be called once. The agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.",
     params: [
       p("order_id", ORDER_ID),
-      p("item_ids", "The item ids to be modified, each such as '1008292230'. There could be duplicate items in the list.", S.strList),
+      p(
+        "item_ids",
+        "The item ids to be modified, each such as '1008292230'. There could be duplicate items in the list.",
+        S.strList,
+      ),
       p(
         "new_item_ids",
         "The item ids to be modified for, each such as '1008292230'. There could be duplicate items in the list. Each new item id should match the item id in the same position and be of the same product.",
@@ -300,11 +334,13 @@ const tools: ToolDef<Tau2State>[] = [
         if (count(itemIds, id) > count(allItemIds, id)) throw valueError(`${pyStr(id)} not found`);
       }
       const newItemIds = requireList(a.new_item_ids, "__len__");
-      if (itemIds.length !== newItemIds.length) throw valueError("The number of items to be exchanged should match");
+      if (itemIds.length !== newItemIds.length)
+        throw valueError("The number of items to be exchanged should match");
       let diff = 0;
       let variant: RVariant | undefined;
       itemIds.forEach((id, k) => {
-        if (id === newItemIds[k]) throw valueError("The new item id should be different from the old item id");
+        if (id === newItemIds[k])
+          throw valueError("The new item id should be different from the old item id");
         const item = order.items.find((i) => i.item_id === id);
         if (!item) throw valueError(`Item ${pyStr(id)} not found`);
         variant = getVariant(s, item.product_id, newItemIds[k]);
@@ -312,7 +348,8 @@ const tools: ToolDef<Tau2State>[] = [
         diff += variant.price - item.price;
       });
       const pm = getPaymentMethod(s, order.user_id, a.payment_method_id);
-      if (isGiftCard(pm) && num(pm.balance) < diff) throw valueError("Insufficient gift card balance to pay for the new item");
+      if (isGiftCard(pm) && num(pm.balance) < diff)
+        throw valueError("Insufficient gift card balance to pay for the new item");
       order.payment_history.push(
         pyConstruct<ROrderPayment>(OrderPayment, {
           transaction_type: diff > 0 ? "payment" : "refund",
@@ -352,11 +389,16 @@ const tools: ToolDef<Tau2State>[] = [
         throw valueError("The new payment method should be different from the current one");
       }
       const amount = history[0]!.amount;
-      if (isGiftCard(pm) && num(pm.balance) < amount) throw valueError("Insufficient gift card balance to pay for the order");
+      if (isGiftCard(pm) && num(pm.balance) < amount)
+        throw valueError("Insufficient gift card balance to pay for the order");
       // Upstream looks the old payment method up after changing the new one; same error, no change.
       const oldPm = getPaymentMethod(s, order.user_id, history[0]!.payment_method_id);
       history.push(
-        pyConstruct<ROrderPayment>(OrderPayment, { transaction_type: "payment", amount, payment_method_id: a.payment_method_id }),
+        pyConstruct<ROrderPayment>(OrderPayment, {
+          transaction_type: "payment",
+          amount,
+          payment_method_id: a.payment_method_id,
+        }),
         pyConstruct<ROrderPayment>(OrderPayment, {
           transaction_type: "refund",
           amount,
@@ -386,7 +428,11 @@ const tools: ToolDef<Tau2State>[] = [
       "Return some items of a delivered order.\n\nThe order status will be changed to 'return requested'.\nThe agent needs to explain the return detail and ask for explicit user confirmation (yes/no) to proceed.\nThe user will receive follow-up email for how and where to return the item.",
     params: [
       p("order_id", ORDER_ID),
-      p("item_ids", "The item ids to be returned, each such as '1008292230'. There could be duplicate items in the list.", S.strList),
+      p(
+        "item_ids",
+        "The item ids to be returned, each such as '1008292230'. There could be duplicate items in the list.",
+        S.strList,
+      ),
       p(
         "payment_method_id",
         "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'.\nThese can be looked up from the user or order details.",
@@ -401,7 +447,8 @@ const tools: ToolDef<Tau2State>[] = [
       if (!isGiftCard(pm)) {
         const first = order.payment_history[0];
         if (!first) throw new PyError("IndexError", "list index out of range");
-        if (a.payment_method_id !== first.payment_method_id) throw valueError("Payment method should be the original payment method");
+        if (a.payment_method_id !== first.payment_method_id)
+          throw valueError("Payment method should be the original payment method");
       }
       const itemIds = requireList(a.item_ids);
       const allItemIds = order.items.map((i) => i.item_id);
