@@ -11,3 +11,4 @@ export { fromOpenAIToolCalls, toOpenAIToolCalls } from "./openai-tool-calls.js";
 export type { OpenAIToolCall } from "./openai-tool-calls.js";
 export { validateToolCall } from "./validate-tool-call.js";
 export { canonicalJson, canonicalHash } from "./canonical-json.js";
+export { mapConcurrent } from "./map-concurrent.js";

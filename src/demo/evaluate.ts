@@ -1,3 +1,5 @@
+import { canonicalJson } from "../core/canonical-json.js";
+import { mapConcurrent } from "../core/map-concurrent.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
 import { fidelity, parseMaybeJson, summarizeFidelity, type FidelityScore } from "../bench/fidelity.js";
@@ -76,15 +78,11 @@ export function firstCallCopy(episodes: readonly EpisodeResult[], tasks: readonl
       gold &&
       first &&
       first.name === gold.name &&
-      JSON.stringify(sorted(first.arguments)) === JSON.stringify(sorted(gold.arguments))
+      canonicalJson(first.arguments) === canonicalJson(gold.arguments)
     )
       hits++;
   });
   return episodes.length > 0 ? hits / episodes.length : 0;
-}
-
-function sorted(o: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 interface RehearsalProbe {
@@ -100,20 +98,12 @@ async function scoreProbes(
   probes: readonly RehearsalProbe[],
   concurrency: number,
 ): Promise<FidelityScore[]> {
-  const scores: FidelityScore[] = new Array(probes.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < probes.length) {
-      const i = next++;
-      const p = probes[i]!;
-      const messages = buildRehearsalPrompt({ ...p, variant: "compact" });
-      const out = await policy.chat({ messages, temperature: 0, maxTokens: EVAL_DECODING.maxTokens });
-      const parsed = parseExecutionResult(out.samples[0]?.text ?? "");
-      scores[i] = parsed.ok ? fidelity(parsed.value, p.real) : { exact: false, f1: 0 };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, probes.length) }, worker));
-  return scores;
+  return mapConcurrent(probes, concurrency, async (p) => {
+    const messages = buildRehearsalPrompt({ ...p, variant: "compact" });
+    const out = await policy.chat({ messages, temperature: 0, maxTokens: EVAL_DECODING.maxTokens });
+    const parsed = parseExecutionResult(out.samples[0]?.text ?? "");
+    return parsed.ok ? fidelity(parsed.value, p.real) : { exact: false, f1: 0 };
+  });
 }
 
 /**

@@ -1,6 +1,11 @@
 import type { Task } from "../core/task.js";
-import { createToolworldEnv, goldSolve, toolworldResultValue } from "../envs/toolworld/index.js";
-import { goldSftExamples } from "../train/gold-sft.js";
+import {
+  createToolworldEnv,
+  goldSolve,
+  toolworldResultValue,
+  type GoldRun,
+} from "../envs/toolworld/index.js";
+import { goldRunSftExamples } from "../train/gold-sft.js";
 import { rehearsingExample, type SftExample } from "../train/sft.js";
 import { renderAssistantText } from "../core/tool-call-text.js";
 import { withToolIndex } from "./policy-view.js";
@@ -24,12 +29,13 @@ export function demoSftExamples(
   const rehearse: SftExample[] = [];
   const rand = mulberry32(seed);
   for (const task of tasks) {
-    const gold = goldSftExamples([task], { roles: ["act", "rehearse"], variant: "compact" });
+    const run = goldSolve(task);
+    const gold = goldRunSftExamples(task, run, { roles: ["act", "rehearse"], variant: "compact" });
     act.push(
       ...gold.act.map((ex) => ({ messages: withToolIndex(ex.messages, task.tools), targets: ex.targets })),
     );
     const candidates = [...gold.rehearse];
-    const probe = probeCall(task, rand);
+    const probe = probeCall(run, rand);
     if (probe) candidates.push(probeExample(task, probe));
     rehearse.push(...pickRehearsals(candidates, perTask, rand));
   }
@@ -72,8 +78,7 @@ function probeExample(task: Task, probe: NonNullable<ReturnType<typeof probeCall
 }
 
 /** A recorded call with its id argument swapped for another id of the same prefix (e.g. o12 → o57). */
-function probeCall(task: Task, rand: () => number) {
-  const run = goldSolve(task);
+function probeCall(run: GoldRun, rand: () => number) {
   const first = run.turns[0]?.calls.find((c) =>
     Object.values(c.call.arguments).some((v) => typeof v === "string" && /^[a-z]\d+$/.test(v)),
   );

@@ -1,3 +1,4 @@
+import { mapConcurrent } from "../core/map-concurrent.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
 import { createToolworldEnv } from "../envs/toolworld/index.js";
@@ -60,21 +61,4 @@ export async function testTimeRows(
     });
   }
   return rows;
-}
-
-async function mapConcurrent<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (x: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-  return out;
 }

@@ -34,29 +34,51 @@ export function readStepPoints(runDir: string): StepPoint[] {
   if (!existsSync(armsDir)) return [];
   const points: StepPoint[] = [];
   for (const arm of readdirSync(armsDir).sort()) {
-    const file = join(armsDir, arm, "metrics.jsonl");
-    if (!existsSync(file)) continue;
-    for (const line of readFileSync(file, "utf8").split("\n")) {
-      if (line.trim() === "") continue;
-      let m: { step?: unknown; reward_mean?: unknown; role?: Record<string, { reward_mean?: unknown }> };
-      try {
-        m = JSON.parse(line) as typeof m;
-      } catch {
-        continue; // a line cut by a crash: skip it rather than lose the whole report
-      }
-      if (typeof m.step !== "number") continue;
-      const r = m.reward_mean;
-      if (typeof r === "number") points.push({ arm, step: m.step, role: "episode", reward: r });
-      const perRole: [string, unknown][] =
-        r && typeof r === "object"
-          ? Object.entries(r as Record<string, unknown>)
-          : Object.entries(m.role ?? {}).map(([role, v]) => [role, v?.reward_mean]);
-      for (const [role, v] of perRole) {
-        if (typeof v === "number") points.push({ arm, step: m.step, role, reward: v });
+    // One seed: arms/<arm>/metrics.jsonl. Several (`--seeds N`): arms/<arm>/seed-<s>/metrics.jsonl,
+    // averaged per step and role.
+    const dir = join(armsDir, arm);
+    const files = existsSync(join(dir, "metrics.jsonl"))
+      ? [join(dir, "metrics.jsonl")]
+      : readdirSync(dir)
+          .filter((d) => d.startsWith("seed-"))
+          .map((d) => join(dir, d, "metrics.jsonl"))
+          .filter((f) => existsSync(f));
+    const sums = new Map<string, { step: number; role: string; sum: number; n: number }>();
+    for (const file of files) {
+      for (const p of stepRewards(file)) {
+        const key = `${p.step}|${p.role}`;
+        const acc = sums.get(key) ?? { step: p.step, role: p.role, sum: 0, n: 0 };
+        acc.sum += p.reward;
+        acc.n++;
+        sums.set(key, acc);
       }
     }
+    for (const a of sums.values()) points.push({ arm, step: a.step, role: a.role, reward: a.sum / a.n });
   }
   return points;
+}
+
+/** The (step, role, reward) points of one metrics.jsonl; a line cut by a crash is skipped. */
+function stepRewards(file: string): Omit<StepPoint, "arm">[] {
+  const out: Omit<StepPoint, "arm">[] = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    let m: { step?: unknown; reward_mean?: unknown; role?: Record<string, { reward_mean?: unknown }> };
+    try {
+      m = JSON.parse(line) as typeof m;
+    } catch {
+      continue;
+    }
+    if (typeof m.step !== "number") continue;
+    const r = m.reward_mean;
+    if (typeof r === "number") out.push({ step: m.step, role: "episode", reward: r });
+    const perRole: [string, unknown][] =
+      r && typeof r === "object"
+        ? Object.entries(r as Record<string, unknown>)
+        : Object.entries(m.role ?? {}).map(([role, v]) => [role, v?.reward_mean]);
+    for (const [role, v] of perRole) if (typeof v === "number") out.push({ step: m.step, role, reward: v });
+  }
+  return out;
 }
 
 function escapeHtml(s: string): string {

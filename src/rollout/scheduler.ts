@@ -1,3 +1,4 @@
+import { mapConcurrent } from "../core/map-concurrent.js";
 import type { Task } from "../core/task.js";
 import { runEpisode, type EpisodeOptions } from "./episode.js";
 import type { EpisodeResult } from "./types.js";
@@ -31,27 +32,20 @@ export async function runEpisodes(
   jobs: readonly EpisodeJob[],
   opts: RunEpisodesOptions,
 ): Promise<EpisodeResult[]> {
-  const results: EpisodeResult[] = new Array(jobs.length);
-  let next = 0;
-  let done = 0;
   let running = 0;
-  const worker = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const i = next++;
-      const job = jobs[i]!;
+  return mapConcurrent(
+    jobs,
+    opts.concurrency,
+    async (job) => {
       running++;
       try {
-        results[i] = await runEpisode(job.task, job.options);
+        return await runEpisode(job.task, job.options);
       } finally {
         running--;
       }
-      done++;
-      opts.onProgress?.({ done, total: jobs.length, running, last: results[i] });
-    }
-  };
-  const width = Math.max(1, Math.min(opts.concurrency, jobs.length));
-  await Promise.all(Array.from({ length: width }, worker));
-  return results;
+    },
+    (last, _i, done) => opts.onProgress?.({ done, total: jobs.length, running, last }),
+  );
 }
 
 /** G jobs per task (samples 0..G-1), all with the same options. */

@@ -1,9 +1,14 @@
 import { join } from "node:path";
 import { EnvaceError } from "../core/errors.js";
-import { OpenAIChatModel } from "../engines/openai-chat-model.js";
 import { resolveDataDir } from "../bench/data-dir.js";
 import type { BenchRunner, BenchSummary, EvalOptions } from "../bench/registry.js";
-import { tau2UserFromOptions, TAU2_DOMAINS, type Tau2DomainLoader } from "../bench/tau2/bench-runner.js";
+import {
+  tau2JudgeFromOptions,
+  tau2RunOptionsFromEval,
+  tau2UserFromOptions,
+  TAU2_DOMAINS,
+  type Tau2DomainLoader,
+} from "../bench/tau2/bench-runner.js";
 import { runTau2, selectTasks, type Tau2TrialResult } from "../bench/tau2/run-tau2.js";
 import { rehearsalFromFlags, type RehearsalEvalFlags } from "./eval-flags.js";
 import { openEvalModel } from "./eval-model.js";
@@ -28,41 +33,17 @@ export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoade
           "INVALID_CONFIG",
           "--rehearsal and --checkpoint need a model agent, not --policy",
         );
-      if ((o.judgeEndpoint === undefined) !== (o.judgeModel === undefined))
-        throw new EnvaceError("INVALID_CONFIG", "--judge-endpoint and --judge-model go together");
+      tau2JudgeFromOptions(o); // flag errors before anything starts
       const dataRoot = resolveDataDir(o.data);
       const rawUser = tau2UserFromOptions(o, false, join(dataRoot, "tau2"));
       const { domain, user, phaseFor } = guardTau2(await loadDomain(o.variant, dataRoot), rawUser);
       const total = selectTasks(domain, o.split, o.limit).length * o.trials;
       const { model, close } = await openEvalModel(o);
       const agent = new RehearsingTau2Agent(model, { rehearsal, phaseFor });
-      const judge =
-        o.judgeEndpoint !== undefined
-          ? new OpenAIChatModel({
-              baseURL: o.judgeEndpoint,
-              model: o.judgeModel!,
-              ...(o.apiKey ? { apiKey: o.apiKey } : {}),
-            })
-          : undefined;
       o.onStart?.(total);
       let summary;
       try {
-        summary = await runTau2({
-          bench: `tau2:${o.variant}`,
-          domain,
-          agent,
-          user,
-          ...(judge ? { judge } : {}),
-          ...(o.split !== undefined ? { split: o.split } : {}),
-          ...(o.limit !== undefined ? { limit: o.limit } : {}),
-          trials: o.trials,
-          ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
-          ...(o.maxErrors !== undefined ? { maxErrors: o.maxErrors } : {}),
-          concurrency: o.concurrency,
-          validateCalls: true,
-          ...(o.dumpDb !== undefined ? { dumpDbDir: o.dumpDb } : {}),
-          onResult: (_r, done, all) => o.onProgress?.(done, all),
-        });
+        summary = await runTau2({ ...tau2RunOptionsFromEval(o, domain), agent, user, validateCalls: true });
       } finally {
         await close();
       }

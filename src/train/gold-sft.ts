@@ -1,6 +1,6 @@
 import type { PolicyRole } from "../core/messages.js";
 import type { Task } from "../core/task.js";
-import { goldSolve } from "../envs/toolworld/index.js";
+import { goldSolve, type GoldRun } from "../envs/toolworld/index.js";
 import type { RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
 import type { EpisodeResult, ToolCallRecord } from "../rollout/types.js";
 import { actingExample, rehearsingExamplesFromEpisode, type SftExample } from "./sft.js";
@@ -17,25 +17,37 @@ export function goldSftExamples(
   const out: Record<PolicyRole, SftExample[]> = { act: [], rehearse: [] };
   for (const task of tasks) {
     if (task.env?.kind !== "toolworld") continue;
-    const run = goldSolve(task);
-    if (opts.roles.includes("act")) out.act.push(actingExample(run.messages, task.tools));
-    if (opts.roles.includes("rehearse")) {
-      // The gold run as a real-mode episode, so the rehearsal prompts match the rollout's exactly.
-      const calls: ToolCallRecord[] = run.turns.flatMap((t, turn) =>
-        t.calls.map((c) => ({
-          turn,
-          call: c.call,
-          result: JSON.stringify(c.result),
-          ok: c.ok,
-          source: "real" as const,
-        })),
-      );
-      const ep = { messages: run.messages, calls } as Pick<
-        EpisodeResult,
-        "messages" | "calls"
-      > as EpisodeResult;
-      out.rehearse.push(...rehearsingExamplesFromEpisode(task, ep, opts.variant));
-    }
+    const one = goldRunSftExamples(task, goldSolve(task), opts);
+    out.act.push(...one.act);
+    out.rehearse.push(...one.rehearse);
+  }
+  return out;
+}
+
+/** The same for one task whose gold run the caller already has (it is reused for other data). */
+export function goldRunSftExamples(
+  task: Task,
+  run: GoldRun,
+  opts: { roles: readonly PolicyRole[]; variant: RehearsalPromptVariant },
+): Record<PolicyRole, SftExample[]> {
+  const out: Record<PolicyRole, SftExample[]> = { act: [], rehearse: [] };
+  if (opts.roles.includes("act")) out.act.push(actingExample(run.messages, task.tools));
+  if (opts.roles.includes("rehearse")) {
+    // The gold run as a real-mode episode, so the rehearsal prompts match the rollout's exactly.
+    const calls: ToolCallRecord[] = run.turns.flatMap((t, turn) =>
+      t.calls.map((c) => ({
+        turn,
+        call: c.call,
+        result: JSON.stringify(c.result),
+        ok: c.ok,
+        source: "real" as const,
+      })),
+    );
+    const ep = { messages: run.messages, calls } as Pick<
+      EpisodeResult,
+      "messages" | "calls"
+    > as EpisodeResult;
+    out.rehearse.push(...rehearsingExamplesFromEpisode(task, ep, opts.variant));
   }
   return out;
 }

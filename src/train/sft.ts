@@ -1,3 +1,4 @@
+import { mapConcurrent } from "../core/map-concurrent.js";
 import type { Message, ToolCall } from "../core/messages.js";
 import type { Task } from "../core/task.js";
 import type { ToolSchema } from "../core/tools.js";
@@ -118,24 +119,6 @@ export async function toSftSequence(tok: Tokenizer, ex: SftExample): Promise<Tra
   return { tokenIds: full.tokenIds, lossMask, advantages: new Array<number>(full.tokenIds.length).fill(1) };
 }
 
-/** Tokenizes many examples with a few requests in flight (the worker batches nothing here, but HTTP latency hides). */
-async function toSftSequences(
-  tok: Tokenizer,
-  examples: readonly SftExample[],
-  inFlight = 8,
-): Promise<TrainSequence[]> {
-  const out: TrainSequence[] = new Array(examples.length);
-  let next = 0;
-  const run = async () => {
-    while (next < examples.length) {
-      const i = next++;
-      out[i] = await toSftSequence(tok, examples[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(inFlight, examples.length) }, run));
-  return out;
-}
-
 export interface SftOptions {
   epochs: number;
   /** Examples per optimizer step. */
@@ -156,7 +139,8 @@ export async function runSft(
   examples: readonly SftExample[],
   opts: SftOptions,
 ): Promise<{ steps: number; lossByStep: number[] }> {
-  const seqs = await toSftSequences(tok, examples);
+  // A few tokenize requests in flight: the worker answers fast, so it is HTTP latency that hides.
+  const seqs = await mapConcurrent(examples, 8, (ex) => toSftSequence(tok, ex));
   const batchesPerEpoch = Math.ceil(seqs.length / opts.batchSize);
   const steps = batchesPerEpoch * opts.epochs;
   const lossByStep: number[] = [];

@@ -7,7 +7,7 @@ import type { Tau2Agent } from "./agent.js";
 import type { Tau2DomainLike } from "./env-port.js";
 import { LLMAgent } from "./llm-agent.js";
 import { goldAgent, noopAgent, readReplayFile, replayAgent } from "./oracle-agents.js";
-import { runTau2, selectTasks, type Tau2RunSummary } from "./run-tau2.js";
+import { runTau2, selectTasks, type Tau2RunOptions, type Tau2RunSummary } from "./run-tau2.js";
 import { LLMUserSimulator, scriptedUser, type Tau2UserSimulator } from "./user-simulator.js";
 
 export const TAU2_DOMAINS = ["mock", "retail", "airline"] as const;
@@ -52,6 +52,37 @@ export function tau2UserFromOptions(o: EvalOptions, oracle: boolean, tau2Dir: st
   return scriptedUser();
 }
 
+/** The LLM judge of `--judge-endpoint/--judge-model` (NL assertions), if given. */
+export function tau2JudgeFromOptions(o: EvalOptions): OpenAIChatModel | undefined {
+  if ((o.judgeEndpoint === undefined) !== (o.judgeModel === undefined))
+    throw usage("--judge-endpoint and --judge-model go together");
+  return o.judgeEndpoint !== undefined ? model(o.judgeEndpoint, o.judgeModel!, o.apiKey) : undefined;
+}
+
+/**
+ * The part of `runTau2`'s options that comes straight from `envace eval`'s flags; every τ² runner
+ * (plain, with test-time rehearsal) builds on it, so a new flag is wired once.
+ */
+export function tau2RunOptionsFromEval(
+  o: EvalOptions,
+  domain: Tau2DomainLike,
+): Omit<Tau2RunOptions, "agent" | "user" | "validateCalls"> {
+  const judge = tau2JudgeFromOptions(o);
+  return {
+    bench: `tau2:${o.variant}`,
+    domain,
+    ...(judge ? { judge } : {}),
+    ...(o.split !== undefined ? { split: o.split } : {}),
+    ...(o.limit !== undefined ? { limit: o.limit } : {}),
+    trials: o.trials,
+    ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
+    ...(o.maxErrors !== undefined ? { maxErrors: o.maxErrors } : {}),
+    concurrency: o.concurrency,
+    ...(o.dumpDb !== undefined ? { dumpDbDir: o.dumpDb } : {}),
+    onResult: (_r, done, all) => o.onProgress?.(done, all),
+  };
+}
+
 /** `tau2:<domain>` for `envace eval`. */
 export function tau2BenchRunner(loadDomain: Tau2DomainLoader): BenchRunner {
   return {
@@ -62,33 +93,20 @@ export function tau2BenchRunner(loadDomain: Tau2DomainLoader): BenchRunner {
           `unknown τ² domain "${o.variant}"; use ${TAU2_DOMAINS.map((d) => `tau2:${d}`).join(", ")}`,
         );
       }
-      if ((o.judgeEndpoint === undefined) !== (o.judgeModel === undefined))
-        throw usage("--judge-endpoint and --judge-model go together");
+      tau2JudgeFromOptions(o); // flag errors before anything starts
       const { agent, oracle } = tau2AgentFromOptions(o);
       const dataRoot = resolveDataDir(o.data);
       const user = tau2UserFromOptions(o, oracle, join(dataRoot, "tau2"));
       const domain = await loadDomain(o.variant, dataRoot);
-      const judge =
-        o.judgeEndpoint !== undefined ? model(o.judgeEndpoint, o.judgeModel!, o.apiKey) : undefined;
       // selectTasks validates the split before any episode starts
       const total = selectTasks(domain, o.split, o.limit).length * o.trials;
       o.onStart?.(total);
       const summary = await runTau2({
-        bench: `tau2:${o.variant}`,
-        domain,
+        ...tau2RunOptionsFromEval(o, domain),
         agent,
         user,
-        ...(judge ? { judge } : {}),
-        ...(o.split !== undefined ? { split: o.split } : {}),
-        ...(o.limit !== undefined ? { limit: o.limit } : {}),
-        trials: o.trials,
-        ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
-        ...(o.maxErrors !== undefined ? { maxErrors: o.maxErrors } : {}),
-        concurrency: o.concurrency,
         // oracle calls go to the environment unfiltered, so its own upstream-style errors come back
         validateCalls: !oracle,
-        ...(o.dumpDb !== undefined ? { dumpDbDir: o.dumpDb } : {}),
-        onResult: (_r, done, all) => o.onProgress?.(done, all),
       });
       return { ...summary, results: summary.results };
     },

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChatModel } from "../../core/model.js";
 import { EnvaceError } from "../../core/errors.js";
+import { mapConcurrent } from "../../core/map-concurrent.js";
 import { isSuccessful, passHatKs } from "../pass-hat-k.js";
 import type { Tau2Agent } from "./agent.js";
 import type { Tau2DomainLike } from "./env-port.js";
@@ -83,21 +84,13 @@ export async function runTau2(opts: Tau2RunOptions): Promise<Tau2RunSummary> {
   const tasks = selectTasks(opts.domain, opts.split, opts.limit);
   const trials = opts.trials ?? 1;
   const jobs = tasks.flatMap((task) => Array.from({ length: trials }, (_, trial) => ({ task, trial })));
-  const results: Tau2TrialResult[] = new Array(jobs.length);
   if (opts.dumpDbDir) mkdirSync(opts.dumpDbDir, { recursive: true });
-  let next = 0;
-  let done = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const index = next++;
-      const { task, trial } = jobs[index]!;
-      results[index] = await runTrial(opts, task, trial);
-      done++;
-      opts.onResult?.(results[index]!, done, jobs.length);
-    }
-  };
-  const width = Math.max(1, Math.min(opts.concurrency ?? 1, jobs.length));
-  await Promise.all(Array.from({ length: width }, worker));
+  const results: Tau2TrialResult[] = await mapConcurrent(
+    jobs,
+    opts.concurrency ?? 1,
+    ({ task, trial }) => runTrial(opts, task, trial),
+    (r, _i, done) => opts.onResult?.(r, done, jobs.length),
+  );
 
   const successesByTask = tasks.map((t) => results.filter((r) => r.task_id === t.id).map((r) => r.success));
   const rewardMean = results.length > 0 ? results.reduce((s, r) => s + r.reward, 0) / results.length : 0;

@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { QUICK_PLAN } from "../../../src/demo/layout.js";
+import { GATE } from "../../../src/demo/pipeline.js";
 import { DemoResultsZ, type DemoResults } from "../../../src/report/results.js";
 import { launchChromium } from "../../helpers/chromium.js";
 
@@ -53,7 +54,13 @@ describe("envace demo --quick --json", () => {
       }
       expect(arm.fidelity!.recorded.n).toBeGreaterThan(0);
     }
-    expect(results.sft_gate.first_call_copy).toBeGreaterThanOrEqual(0);
+    // the gate is the SFT model's own measurement, and its verdict follows the thresholds
+    const sft = results.arms.find((a) => a.name === "sft")!;
+    expect(results.sft_gate.fidelity).toBe(sft.fidelity!.recorded.exact);
+    expect(results.sft_gate.passed).toBe(
+      results.sft_gate.first_call_copy >= GATE.firstCallCopy && results.sft_gate.fidelity >= GATE.fidelity,
+    );
+    expect(results.notes!.some((n) => n.includes("SFT gate NOT met"))).toBe(!results.sft_gate.passed);
   });
 
   it("trains the rehearsal and simulator arms with zero real environment calls, step by step", () => {

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -32,6 +32,23 @@ describe("report", () => {
     const real = points.filter((p) => p.arm === "real");
     expect(real.map((p) => `${p.step}:${p.role}`)).toEqual(["1:episode", "1:act", "2:episode", "2:act"]);
     expect(real.find((p) => p.step === 2 && p.role === "episode")?.reward).toBeCloseTo(0.4);
+  });
+
+  it("averages the per-seed logs of a multi-seed run", () => {
+    const { dir } = makeDemoRunDir();
+    for (const [seed, reward] of [
+      [0, 0.2],
+      [1, 0.6],
+    ] as const) {
+      mkdirSync(join(dir, "arms", "sft", `seed-${seed}`), { recursive: true });
+      writeFileSync(
+        join(dir, "arms", "sft", `seed-${seed}`, "metrics.jsonl"),
+        JSON.stringify({ step: 1, reward_mean: reward }) + "\n",
+      );
+    }
+    const sft = readStepPoints(dir).filter((p) => p.arm === "sft");
+    expect(sft).toHaveLength(1);
+    expect(sft[0]!.reward).toBeCloseTo(0.4);
   });
 
   it("renders the table with every arm", () => {

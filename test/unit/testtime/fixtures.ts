@@ -1,34 +1,12 @@
-import { EnvaceError } from "../../../src/core/errors.js";
 import type { ChatRequest } from "../../../src/core/model.js";
-import type { ToolCall } from "../../../src/core/messages.js";
 import { TaskZ, type Task } from "../../../src/core/task.js";
-import type { ToolResult } from "../../../src/core/tools.js";
-import type { Environment } from "../../../src/envs/env.js";
 import { MEMORY_HEADER } from "../../../src/testtime/index.js";
 import { SUMMARY_SYSTEM } from "../../../src/testtime/summary.js";
+import { ORDER_TOOLS, result, call } from "../rollout/fixtures.js";
 
-export const TOOLS = [
-  {
-    name: "get_order",
-    description: "Look up an order",
-    parameters: {
-      type: "object",
-      properties: { order_id: { type: "string" } },
-      required: ["order_id"],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: "cancel_order",
-    description: "Cancel a pending order",
-    parameters: {
-      type: "object",
-      properties: { order_id: { type: "string" } },
-      required: ["order_id"],
-      additionalProperties: false,
-    },
-  },
-];
+// The order tools, the tool-call/result writers and the in-memory order environment are the
+// rollout tests' own; the test-time tests only add their two-turn task and scripted roles.
+export { ORDER_TOOLS as TOOLS, OrderEnv, call, result } from "../rollout/fixtures.js";
 
 /** Two user turns: look up A1 and say its status; then cancel it. */
 export function orderTask(): Task {
@@ -36,7 +14,7 @@ export function orderTask(): Task {
     id: "order-1",
     domain: "retail",
     system: "You are a retail agent.",
-    tools: TOOLS,
+    tools: ORDER_TOOLS,
     user_turns: ["Where is order A1?", "Cancel it."],
     checklists: [
       [
@@ -48,31 +26,6 @@ export function orderTask(): Task {
       ],
     ],
   });
-}
-
-export const call = (name: string, args: Record<string, unknown>): string =>
-  `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>`;
-export const result = (value: unknown): string =>
-  `<execution_result>\n${JSON.stringify(value)}\n</execution_result>`;
-
-export class OrderEnv implements Environment {
-  orders: Record<string, string> = { A1: "pending" };
-  tools() {
-    return TOOLS;
-  }
-  async call(c: ToolCall): Promise<ToolResult> {
-    const id = String(c.arguments.order_id);
-    if (!(id in this.orders))
-      return { ok: false, error: new EnvaceError("TOOL_EXECUTION_ERROR", `no order ${id}`) };
-    if (c.name === "cancel_order") this.orders[id] = "cancelled";
-    return { ok: true, content: JSON.stringify({ order_id: id, status: this.orders[id] }) };
-  }
-  snapshot() {
-    return { ...this.orders };
-  }
-  hash() {
-    return JSON.stringify(this.orders);
-  }
 }
 
 export const systemOf = (r: ChatRequest): string =>
