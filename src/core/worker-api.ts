@@ -12,6 +12,8 @@ export const HealthResponseSchema = z.looseObject({
   model: z.string(),
   step: z.number().int(),
   world_size: z.number().int(),
+  /** How the ranks split training: "none" (one process), "ddp" or "fsdp". */
+  parallel: z.enum(["none", "ddp", "fsdp"]).optional(),
   /** True when only LoRA adapters train. */
   lora: z.boolean().optional(),
   /** Sampling/training counters (e.g. `max_batch_requests` > 1 shows dynamic batching at work). */

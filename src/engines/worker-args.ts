@@ -8,6 +8,15 @@ export interface WorkerModelOptions {
   init?: { corpus: string; size?: "xs" | "s" | "m"; vocabExtra?: string; seed?: number };
   /** Train LoRA adapters of this rank instead of all weights. */
   loraRank?: number;
+  /**
+   * With more than one process: `ddp` (every rank holds the model), `fsdp` (weights, gradients and
+   * optimizer state sharded; rank 0 keeps a sampling copy) or `auto` (fsdp on CUDA, ddp on CPU).
+   */
+  parallel?: "auto" | "ddp" | "fsdp";
+  /** `cpu`, `cuda`, `cuda:N` or `auto` (the worker's default: CUDA when present). */
+  device?: string;
+  /** Weight dtype (default float32). */
+  dtype?: "float32" | "bfloat16" | "float16";
 }
 
 /** Arguments after `python -m envace_worker` for `serve`. */
@@ -29,6 +38,9 @@ export function workerServeArgs(
     if (opts.init.seed !== undefined) args.push("--seed", String(opts.init.seed));
   }
   if (opts.loraRank !== undefined) args.push("--lora-rank", String(opts.loraRank));
+  if (opts.parallel !== undefined) args.push("--parallel", opts.parallel);
+  if (opts.device !== undefined) args.push("--device", opts.device);
+  if (opts.dtype !== undefined) args.push("--dtype", opts.dtype);
   args.push("--host", opts.host, "--port", String(opts.port));
   if (opts.extraArgs) args.push(...opts.extraArgs);
   return args;

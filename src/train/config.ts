@@ -44,34 +44,63 @@ const TaskSourceZ = z.union([
     .strict(),
 ]);
 
-/** The trained policy: a worker we start (tiny model or HF model) or one already running. */
-const WorkerZ = z.union([
-  z
-    .object({
-      /** Build the tiny Qwen3-architecture model from a corpus (CPU runs). */
-      init: z
-        .object({
-          /** Corpus file for the BPE tokenizer (default: written from the training tasks). */
-          corpus: z.string().optional(),
-          /** Model size: xs | s | m. */
-          size: z.enum(["xs", "s", "m"]).default("xs"),
-          /** File with one whole token per line added to the vocabulary (ids, names). */
-          vocab_extra: z.string().optional(),
-          /** Initialisation seed. */
-          seed: z.number().int().default(0),
-        })
-        .strict(),
-    })
-    .strict(),
-  z
-    .object({
-      /** Hugging Face model directory. */
-      model: z.string().min(1),
-      /** LoRA rank (0 or omitted: full fine-tuning). */
-      lora_rank: z.number().int().nonnegative().optional(),
-    })
-    .strict(),
-]);
+/** How a worker we start runs (both model kinds). */
+const WorkerProcessShape = {
+  /** Data-parallel processes under torchrun (default 1). */
+  nproc: z.number().int().positive().optional(),
+  /** With nproc > 1: ddp, fsdp, or auto (fsdp on CUDA, ddp on CPU). */
+  parallel: z.enum(["auto", "ddp", "fsdp"]).optional(),
+  /** cpu, cuda, cuda:N or auto (default: CUDA when present). */
+  device: z.string().min(1).optional(),
+  /** Weight dtype (default float32). */
+  dtype: z.enum(["float32", "bfloat16", "float16"]).optional(),
+  /** More `envace_worker serve` flags, e.g. ["--micro-batch-tokens", "16384"]. */
+  args: z.array(z.string()).optional(),
+};
+
+/**
+ * The trained policy's worker: a tiny model (`init`) or a Hugging Face directory (`model`), and how
+ * it runs. One object with a check rather than a union of two, so that errors name the field.
+ */
+const WorkerZ = z
+  .object({
+    /** Build the tiny Qwen3-architecture model from a corpus (CPU runs). */
+    init: z
+      .object({
+        /** Corpus file for the BPE tokenizer (default: written from the training tasks). */
+        corpus: z.string().optional(),
+        /** Model size: xs | s | m. */
+        size: z.enum(["xs", "s", "m"]).default("xs"),
+        /** File with one whole token per line added to the vocabulary (ids, names). */
+        vocab_extra: z.string().optional(),
+        /** Initialisation seed. */
+        seed: z.number().int().default(0),
+      })
+      .strict()
+      .optional(),
+    /** Hugging Face model directory. */
+    model: z.string().min(1).optional(),
+    /** LoRA rank with `model` (0 or omitted: full fine-tuning). */
+    lora_rank: z.number().int().nonnegative().optional(),
+    ...WorkerProcessShape,
+  })
+  .strict()
+  .superRefine((w, ctx) => {
+    if ((w.init === undefined) === (w.model === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [],
+        message: "give exactly one of `init` (tiny model) and `model`",
+      });
+    }
+    if (w.lora_rank !== undefined && w.model === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["lora_rank"],
+        message: "LoRA needs `model` (a Hugging Face directory)",
+      });
+    }
+  });
 
 export const TrainConfigZ = z
   .object({
@@ -266,12 +295,14 @@ function isLocalPath(x: string): boolean {
 type WorkerSpec = NonNullable<TrainConfig["worker"]>;
 
 function resolveWorker(w: WorkerSpec, p: (x: string) => string): WorkerSpec {
-  if ("model" in w) return { ...w, model: isLocalPath(w.model) ? p(w.model) : w.model };
+  if (w.model !== undefined) return { ...w, model: isLocalPath(w.model) ? p(w.model) : w.model };
+  const init = w.init!;
   return {
+    ...w,
     init: {
-      ...w.init,
-      ...(w.init.corpus ? { corpus: p(w.init.corpus) } : {}),
-      ...(w.init.vocab_extra ? { vocab_extra: p(w.init.vocab_extra) } : {}),
+      ...init,
+      ...(init.corpus ? { corpus: p(init.corpus) } : {}),
+      ...(init.vocab_extra ? { vocab_extra: p(init.vocab_extra) } : {}),
     },
   };
 }

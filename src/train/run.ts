@@ -5,7 +5,7 @@ import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
 import { OpenAIChatModel } from "../engines/openai-chat-model.js";
 import { WorkerClient } from "../engines/worker-client.js";
-import { startWorker, type WorkerProcess } from "../engines/worker-supervisor.js";
+import { startWorker, type StartWorkerOptions, type WorkerProcess } from "../engines/worker-supervisor.js";
 import type { WorkerModelOptions } from "../engines/worker-args.js";
 import { toolworldCorpus, toolworldVocabulary } from "../envs/toolworld/index.js";
 import { llmJudge } from "../reward/llm-judge.js";
@@ -58,9 +58,10 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
   const resumeFrom = opts.resume ? latestCheckpoint(out) : null;
 
   const workers: WorkerProcess[] = [];
-  const start = async (spec: WorkerModelOptions): Promise<WorkerClient> => {
+  const start = async (spec: WorkerModelOptions, proc: WorkerSpec): Promise<WorkerClient> => {
     const w = await startWorker({
       ...spec,
+      ...workerProcess(proc),
       port: 0,
       restartOnCrash: true,
       ...(opts.onWorkerLog ? { onLog: opts.onWorkerLog } : {}),
@@ -75,11 +76,11 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
       clients.act = clients.rehearse = new WorkerClient(c.endpoint);
     } else {
       const spec = (role: PolicyRole | null): WorkerModelOptions =>
-        resumeFrom && "init" in c.worker!
+        resumeFrom && c.worker!.init !== undefined
           ? { model: modelDir(resumeFrom.dir, role) }
           : workerModel(c.worker!, out, tasks, evalTasks);
-      clients.act = await start(spec(c.shared_model ? null : "act"));
-      clients.rehearse = c.shared_model ? clients.act : await start(spec("rehearse"));
+      clients.act = await start(spec(c.shared_model ? null : "act"), c.worker!);
+      clients.rehearse = c.shared_model ? clients.act : await start(spec("rehearse"), c.worker!);
     }
     const actPolicy = boundedChatModel(clients.act.chatModel(), c.concurrency);
     const policies: Record<PolicyRole, ChatModel> = {
@@ -102,7 +103,7 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
           existsSync(join(simulatorSaved, "config.json")) && opts.resume
             ? { model: simulatorSaved }
             : workerModel(s.worker, out, tasks, evalTasks);
-        simulatorClient = await start(spec);
+        simulatorClient = await start(spec, s.worker);
         simulator = simulatorClient.chatModel();
       } else simulator = endpointModel(s);
     }
@@ -220,15 +221,27 @@ function endpointModel(e: { base_url: string; model: string; api_key?: string })
  * How to start a worker. For the tiny model without a corpus, one is written from the tasks
  * (toolworld tasks: their own corpus and whole-token vocabulary), so a config needs no extra files.
  */
+/** How the config asks a worker to run (processes, parallelism, device, dtype, extra flags). */
+function workerProcess(w: WorkerSpec): Partial<StartWorkerOptions> {
+  return {
+    ...(w.nproc !== undefined ? { nproc: w.nproc } : {}),
+    ...(w.parallel !== undefined ? { parallel: w.parallel } : {}),
+    ...(w.device !== undefined ? { device: w.device } : {}),
+    ...(w.dtype !== undefined ? { dtype: w.dtype } : {}),
+    ...(w.args !== undefined ? { extraArgs: w.args } : {}),
+  };
+}
+
 function workerModel(
   w: WorkerSpec,
   outDir: string,
   tasks: readonly Task[],
   evalTasks: readonly Task[],
 ): WorkerModelOptions {
-  if ("model" in w) return { model: w.model, ...(w.lora_rank ? { loraRank: w.lora_rank } : {}) };
+  if (w.model !== undefined) return { model: w.model, ...(w.lora_rank ? { loraRank: w.lora_rank } : {}) };
+  const init = w.init!;
   const all = [...tasks, ...evalTasks];
-  let corpus = w.init.corpus;
+  let corpus = init.corpus;
   if (corpus === undefined) {
     corpus = join(outDir, "corpus.txt");
     const toolworld = all.every((t) => t.env?.kind === "toolworld");
@@ -237,13 +250,13 @@ function workerModel(
       toolworld ? toolworldCorpus(all) : all.map((t) => JSON.stringify(t)).join("\n") + "\n",
     );
   }
-  let vocabExtra = w.init.vocab_extra;
+  let vocabExtra = init.vocab_extra;
   const domains = toolworldDomainsOf(all);
   if (vocabExtra === undefined && domains.length > 0) {
     vocabExtra = join(outDir, "vocab-extra.txt");
     writeFileSync(vocabExtra, toolworldVocabulary(domains).join("\n") + "\n");
   }
-  return { init: { corpus, size: w.init.size, seed: w.init.seed, ...(vocabExtra ? { vocabExtra } : {}) } };
+  return { init: { corpus, size: init.size, seed: init.seed, ...(vocabExtra ? { vocabExtra } : {}) } };
 }
 
 /** A seeded shuffle (SFT batches should mix roles and tasks). */

@@ -37,6 +37,9 @@ def build_parser():
     s.add_argument("--max-batch-rows", type=int, default=64, help="most sequences decoded together")
     s.add_argument("--prefix-cache-mb", type=int, default=128,
                    help="keys/values of finished sequences kept for reuse by prompts that extend them (0: off)")
+    s.add_argument("--parallel", choices=["auto", "ddp", "fsdp"], default="auto",
+                   help="under torchrun: ddp (every rank holds the model) or fsdp (weights, gradients and "
+                        "optimizer state sharded; rank 0 keeps a sampling copy); auto: fsdp on CUDA, ddp on CPU")
     s.add_argument("--micro-batch-tokens", type=int, default=8192, help="padded tokens per training micro-batch")
     s.add_argument("--no-kl-reference", action="store_true", help="do not keep a frozen reference copy")
     t = sub.add_parser("init-tiny", help="create and save the tiny model + tokenizer")
@@ -78,9 +81,9 @@ def serve_cmd(a) -> int:
     if a.threads > 0:
         torch.set_num_threads(a.threads)
     device = _device(a.device)
-    rank, world = distributed.init(device)
     if device.startswith("cuda"):
-        torch.cuda.set_device(torch.device(device))
+        torch.cuda.set_device(torch.device(device))   # before NCCL starts, so that it binds this GPU
+    rank, world = distributed.init(device)
     if not a.model and a.init != "tiny":
         print("serve needs --model PATH or --init tiny --corpus FILE", file=sys.stderr)
         return 2
@@ -90,7 +93,9 @@ def serve_cmd(a) -> int:
                                  dtype=a.dtype, device=device, kl_reference=not a.no_kl_reference))
     if world > 1:
         distributed.sync_parameters(host.model)
-    trainer = Trainer(host, rank, world, a.micro_batch_tokens)
+    mode = distributed.resolve_parallel(a.parallel, device, world)
+    policy = distributed.make_policy(host, rank, world, mode)
+    trainer = Trainer(host, rank, world, a.micro_batch_tokens, policy)
     commands = distributed.Commands(trainer, rank, world)
     if rank > 0:
         commands.follow()

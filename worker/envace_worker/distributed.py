@@ -1,17 +1,22 @@
 """Data-parallel training under torchrun. Rank 0 serves HTTP; every training command it runs is
 first broadcast to the other ranks (which sit in `follow`), so that all ranks execute the same
-command on their share of the data and stay bit-identical after each optim_step.
+command on their share of the data.
 
-The gradient all-reduce happens once per optim_step (see trainer.py) rather than in a DDP wrapper
-per backward: same result, less communication with gradient accumulation, and sampling on rank 0
-alone needs no collective. Backend: gloo on CPU, nccl on CUDA. (FSDP sharding is not implemented:
-each rank holds the full model.)"""
+Two modes (`--parallel`; auto picks fsdp on CUDA, ddp on CPU):
+- ddp: every rank holds the whole model; gradients are all-reduced once per optim_step (trainer.py)
+  rather than by a DistributedDataParallel wrapper per backward: the same update, less traffic with
+  gradient accumulation across calls. All ranks hold identical weights after each step.
+- fsdp: parameters, gradients and optimizer state are sharded with FSDP2 (fsdp.py); rank 0 keeps an
+  unsharded sampling copy that is refreshed after each step.
+Backend: gloo on CPU, nccl on CUDA."""
 from __future__ import annotations
 
 import os
 
 import torch
 import torch.distributed as dist
+
+from .errors import BadRequest
 
 
 def env_world() -> tuple:
@@ -23,6 +28,30 @@ def init(device: str) -> tuple:
     if world > 1 and not dist.is_initialized():
         dist.init_process_group("nccl" if device.startswith("cuda") else "gloo")
     return rank, world
+
+
+PARALLEL_MODES = ("auto", "ddp", "fsdp")
+
+
+def resolve_parallel(mode: str, device: str, world: int) -> str:
+    """"none" for one process; else the mode asked for, with auto -> fsdp on CUDA, ddp on CPU."""
+    if mode not in PARALLEL_MODES:
+        raise ValueError(f"unknown --parallel {mode!r}; expected one of {list(PARALLEL_MODES)}")
+    if world == 1:
+        return "none"
+    if mode == "auto":
+        return "fsdp" if device.startswith("cuda") else "ddp"
+    return mode
+
+
+def make_policy(host, rank: int, world: int, mode: str):
+    from .policy import PlainPolicy
+
+    if mode == "fsdp":
+        from .fsdp import ShardedPolicy
+
+        return ShardedPolicy(host, rank, world)
+    return PlainPolicy(host)
 
 
 def sync_parameters(model) -> None:
@@ -63,11 +92,15 @@ class Commands:
             dist.broadcast_object_list([("stop", None)], src=0)
 
     def follow(self) -> None:
-        """Loop of ranks > 0: receive and execute until rank 0 says stop."""
+        """Loop of ranks > 0: receive and execute until rank 0 says stop. A refused command (rank 0
+        raised the same error and reported it to the client) leaves the loop running."""
         while True:
             box = [None]
             dist.broadcast_object_list(box, src=0)
             cmd, arg = box[0]
             if cmd == "stop":
                 return
-            self._execute(cmd, arg)
+            try:
+                self._execute(cmd, arg)
+            except BadRequest:
+                pass

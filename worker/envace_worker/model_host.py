@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
@@ -45,25 +44,6 @@ class ModelHost:
     def base(self):
         """The underlying transformers model (inside PEFT's wrapper when LoRA is on)."""
         return self.model.get_base_model() if self.lora else self.model
-
-    def backbone_and_head(self):
-        base = self.base
-        return base.get_decoder(), base.get_output_embeddings()
-
-    @contextmanager
-    def reference(self):
-        """Yields (backbone, head) of the frozen reference: the model with adapters disabled under
-        LoRA, else the copy of the starting weights."""
-        if self.lora:
-            with self.model.disable_adapter():
-                yield self.backbone_and_head()
-        elif self.ref_model is not None:
-            yield self.ref_model.get_decoder(), self.ref_model.get_output_embeddings()
-        else:
-            raise RuntimeError("no reference model (started with kl_reference disabled)")
-
-    def trainable_parameters(self):
-        return [p for p in self.model.parameters() if p.requires_grad]
 
 
 def load_host(opts: HostOptions) -> ModelHost:

@@ -2,7 +2,7 @@
 `{"error": {"code", "message", "type"}}` with a 4xx status (5xx only for bugs). A rejected request
 changes nothing (weights, gradients, optimizer state, step).
 
-GET  /health -> {status: "ok", model, step, world_size, lora, metrics: {sample_batches,
+GET  /health -> {status: "ok", model, step, world_size, parallel (none/ddp/fsdp), lora, metrics: {sample_batches,
      sample_requests, sample_rows, last_batch_requests, max_batch_requests, max_batch_rows,
      completion_tokens, train_calls, joined_running, decode_steps, prefill_tokens, prefix_hit_tokens,
      active_rows}}
@@ -176,6 +176,7 @@ class Worker:
 
     def __init__(self, host, commands, model_thread_factory, world: int = 1, prefix_cache_mb: int = 128):
         self.host, self.commands, self.world = host, commands, world
+        self.parallel = "none" if world == 1 else ("fsdp" if commands.trainer.policy.sharded else "ddp")
         self.tok = host.tokenizer
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else host.eos_ids[0]
         self.engine = make_engine(host.base, self.tok, host.eos_ids, self.pad_id, host.max_context,
@@ -307,7 +308,7 @@ def create_app(worker: Worker, max_body_bytes: int = 64 << 20) -> FastAPI:
     @app.get("/health")
     async def health():
         return {"status": "ok", "model": worker.host.name, "step": worker.commands.trainer.step,
-                "world_size": worker.world, "lora": worker.host.lora, "metrics": dict(worker.thread.metrics)}
+                "world_size": worker.world, "parallel": worker.parallel, "lora": worker.host.lora, "metrics": dict(worker.thread.metrics)}
 
     @app.get("/v1/models")
     async def models():

@@ -1,8 +1,10 @@
 """forward_backward / optim_step / save / load on one process's copy of the model.
 
 Data parallel: every rank runs the same command; forward_backward takes this rank's share of the
-sequences and divides by the *whole call's* target count, so summing gradients over ranks (one
-all-reduce at optim_step, not one per micro-batch) gives exactly the single-process gradient.
+sequences and divides by the *whole call's* target count, so summing gradients over ranks gives
+exactly the single-process gradient. `--parallel ddp` sums them with one all-reduce at optim_step
+(not one per micro-batch: gradients accumulate across calls); `--parallel fsdp` lets FSDP
+reduce-scatter them during backward (policy.py, fsdp.py).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import torch.distributed as dist
 
 from . import losses
 from .errors import BadRequest
+from .policy import PlainPolicy
 from .train_batch import ForwardBackward, OptimStep
 
 STATE_FILE = "trainer_state.pt"
@@ -44,73 +47,89 @@ def micro_batches(seqs: list, max_tokens: int) -> list:
     return out
 
 
+def _dummy_micro_batch(device):
+    """One target of weight zero: lets a rank with nothing (left) to do still take part in FSDP's
+    per-layer collectives, so that every rank runs the same number of forward/backward passes."""
+    ids = torch.zeros((1, 2), dtype=torch.long, device=device)
+    tmask = torch.ones((1, 1), dtype=torch.bool, device=device)
+    return ids, tmask, torch.zeros(1, device=device), torch.zeros(1, device=device), 0.0
+
+
 class Trainer:
-    def __init__(self, host, rank: int = 0, world: int = 1, micro_batch_tokens: int = 8192):
+    def __init__(self, host, rank: int = 0, world: int = 1, micro_batch_tokens: int = 8192, policy=None):
         self.host = host
         self.rank, self.world = rank, world
         self.micro_batch_tokens = micro_batch_tokens
-        self.params = host.trainable_parameters()
+        self.policy = policy if policy is not None else PlainPolicy(host)
+        self.params = self.policy.trainable_parameters()
         self.opt = torch.optim.AdamW(self.params, lr=0.0, weight_decay=0.0)
         self.step = 0
         self.accumulated = 0          # forward_backward calls since the last step
         self.poisoned = None          # reason when a non-finite loss was seen since the last step
 
     # ---------------------------------------------------------------- forward_backward
-    def _target_logprobs(self, backbone, head, ids_BL, tmask_BT, targets_T, temperature):
-        h_BLH = backbone(input_ids=ids_BL).last_hidden_state
-        h_TH = h_BLH[:, :-1][tmask_BT]
-        logits_TV = head(h_TH).float() / temperature
-        return logits_TV.gather(1, targets_T[:, None]).squeeze(1) - torch.logsumexp(logits_TV, dim=-1)
+    def _micro_batch_tensors(self, mb, device):
+        """Padded (ids, target mask, advantages, old logprobs, weight) of one micro-batch, or None
+        when it has no target token."""
+        L = max(len(s.token_ids) for s in mb)
+        ids = torch.zeros((len(mb), L), dtype=torch.long)
+        tmask = torch.zeros((len(mb), L - 1), dtype=torch.bool)
+        adv = torch.zeros((len(mb), L - 1), dtype=torch.float32)
+        old = torch.zeros((len(mb), L - 1), dtype=torch.float32)
+        for b, s in enumerate(mb):
+            n = len(s.token_ids)
+            ids[b, :n] = torch.tensor(s.token_ids)
+            tmask[b, :n - 1] = torch.tensor(s.loss_mask[1:])
+            adv[b, :n - 1] = torch.tensor(s.advantages[1:])
+            if s.sampling_logprobs is not None:
+                old[b, :n - 1] = torch.tensor(s.sampling_logprobs[1:])
+        if not tmask.any():
+            return None
+        ids, tmask = ids.to(device), tmask.to(device)
+        return ids, tmask, adv.to(device)[tmask], old.to(device)[tmask], 1.0
 
     def forward_backward(self, fb: ForwardBackward) -> dict:
         spec = fb.loss
         device = self.host.device
         mine = shard(fb.sequences, self.rank, self.world)
-        backbone, head = self.host.backbone_and_head()
+        batches = [t for t in (self._micro_batch_tensors(mb, device)
+                               for mb in micro_batches(mine, self.micro_batch_tokens)) if t is not None]
+        if self.policy.sharded:
+            count = torch.tensor([len(batches)], dtype=torch.long, device=device)
+            dist.all_reduce(count, op=dist.ReduceOp.MAX)
+            batches += [_dummy_micro_batch(device)] * (int(count.item()) - len(batches))
         # sums: loss, clipped tokens, kl, ratio, nll; summed over ranks for the reported metrics
-        sums = torch.zeros(6, dtype=torch.float64)
+        sums = torch.zeros(6, dtype=torch.float64, device=device)   # NCCL reduces device tensors only
         nonfinite = False
-        for mb in micro_batches(mine, self.micro_batch_tokens):
-            L = max(len(s.token_ids) for s in mb)
-            ids = torch.zeros((len(mb), L), dtype=torch.long)
-            tmask = torch.zeros((len(mb), L - 1), dtype=torch.bool)
-            adv = torch.zeros((len(mb), L - 1), dtype=torch.float32)
-            old = torch.zeros((len(mb), L - 1), dtype=torch.float32)
-            for b, s in enumerate(mb):
-                n = len(s.token_ids)
-                ids[b, :n] = torch.tensor(s.token_ids)
-                tmask[b, :n - 1] = torch.tensor(s.loss_mask[1:])
-                adv[b, :n - 1] = torch.tensor(s.advantages[1:])
-                if s.sampling_logprobs is not None:
-                    old[b, :n - 1] = torch.tensor(s.sampling_logprobs[1:])
-            if not tmask.any():
-                continue
-            ids, tmask = ids.to(device), tmask.to(device)
+        for ids, tmask, adv_T, old_T, weight in batches:
             targets_T = ids[:, 1:][tmask]
-            adv_T, old_T = adv.to(device)[tmask], old.to(device)[tmask]
-            logp_T = self._target_logprobs(backbone, head, ids, tmask, targets_T, spec.temperature)
+            logp_T = self.policy.module(ids, tmask, targets_T, spec.temperature)
             if spec.fn == "cross_entropy":
                 loss_T = losses.cross_entropy(logp_T)
             elif spec.fn == "importance_sampling":
                 loss_T = losses.importance_sampling(logp_T, old_T, adv_T)
             else:
                 loss_T, clipped_T = losses.ppo(logp_T, old_T, adv_T, spec.clip_low, spec.clip_high)
-                sums[1] += clipped_T.sum().item()
+                sums[1] += weight * clipped_T.sum().item()
             if spec.kl_coef > 0:
-                with torch.no_grad(), self.host.reference() as (rb, rh):
-                    ref_T = self._target_logprobs(rb, rh, ids, tmask, targets_T, spec.temperature)
+                with torch.no_grad(), self.policy.reference() as ref:
+                    ref_T = ref(ids, tmask, targets_T, spec.temperature)
                 kl_T = losses.kl_k3(logp_T, ref_T)
                 loss_T = loss_T + spec.kl_coef * kl_T
-                sums[2] += kl_T.detach().sum().item()
-            total = losses.token_sum(loss_T) / fb.num_targets
+                sums[2] += weight * kl_T.detach().sum().item()
+            total = weight * losses.token_sum(loss_T) / fb.num_targets
             if not torch.isfinite(total):
                 nonfinite = True
-                break
-            total.backward()
+                if not self.policy.sharded:
+                    break
+                # FSDP: the backward still runs (its collectives must); optim_step discards the step
+            (total * self.policy.loss_scale).backward()
+            if nonfinite:
+                continue
             sums[0] += total.item() * fb.num_targets
             if spec.fn != "cross_entropy":
-                sums[3] += torch.exp(logp_T.detach() - old_T).sum().item()
-            sums[4] += (-logp_T.detach()).sum().item()
+                sums[3] += weight * torch.exp(logp_T.detach() - old_T).sum().item()
+            sums[4] += weight * (-logp_T.detach()).sum().item()
         sums[5] = 1.0 if nonfinite else 0.0
         if self.world > 1:
             dist.all_reduce(sums)
@@ -156,17 +175,19 @@ class Trainer:
             reason = self.poisoned
             self.zero_grad()
             return {"step": self.step, "grad_norm": None, "skipped": True, "reason": reason}
-        if self.world > 1:
+        if self.world > 1 and not self.policy.sharded:
             self._all_reduce_grads()
         grads = [p for p in self.params if p.grad is not None]
         max_norm = o.max_grad_norm if o.max_grad_norm is not None else float("inf")
-        norm = torch.nn.utils.clip_grad_norm_(grads, max_norm).item()
+        norm = torch.nn.utils.clip_grad_norm_(grads, max_norm)
+        norm = (norm.full_tensor() if hasattr(norm, "full_tensor") else norm).item()  # FSDP: a DTensor
         if not torch.isfinite(torch.tensor(norm)):
             self.zero_grad()
             return {"step": self.step, "grad_norm": None, "skipped": True, "reason": "non-finite gradient norm"}
         for g in self.opt.param_groups:
             g["lr"], g["weight_decay"], g["betas"], g["eps"] = o.lr, o.weight_decay, o.betas, o.eps
         self.opt.step()
+        self.policy.weights_changed()
         self.step += 1
         self.zero_grad()
         return {"step": self.step, "grad_norm": norm, "skipped": False}
@@ -174,9 +195,10 @@ class Trainer:
     # ---------------------------------------------------------------- save / load
     def save(self, path: str, optimizer: bool = True) -> dict:
         err = None
+        opt_state = self.policy.optimizer_state(self.opt) if optimizer else None  # FSDP: a collective
         if self.rank == 0:
             try:
-                self._write(path, optimizer)
+                self._write(path, opt_state)
             except OSError as e:  # e.g. an unwritable path: the caller's input, reported as 400
                 err = e
         if self.world > 1:
@@ -185,13 +207,14 @@ class Trainer:
             raise BadRequest(f"could not save to {path}: {err}", code="save_failed")
         return {"path": path, "step": self.step, "optimizer": optimizer}
 
-    def _write(self, path: str, optimizer: bool) -> None:
+    def _write(self, path: str, opt_state: dict | None) -> None:
         os.makedirs(path, exist_ok=True)
-        self.host.model.save_pretrained(path)
+        self.host.model.save_pretrained(path)   # the sampling model: up to date after every step
         self.host.tokenizer.save_pretrained(path)
+        optimizer = opt_state is not None
         if optimizer:
             torch.save({
-                "optimizer": self.opt.state_dict(),
+                "optimizer": opt_state,
                 "step": self.step,
                 "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
             }, os.path.join(path, STATE_FILE))
@@ -209,7 +232,7 @@ class Trainer:
         if optimizer and not os.path.exists(os.path.join(path, STATE_FILE)):
             raise BadRequest(f"{path} has no optimizer state ({STATE_FILE}); load with optimizer: false")
 
-    def load(self, path: str, optimizer: bool = True) -> dict:
+    def _read_weights(self, path: str) -> None:
         if self.host.lora:
             from peft.utils import set_peft_model_state_dict
             from safetensors.torch import load_file
@@ -221,10 +244,28 @@ class Trainer:
             src = AutoModelForCausalLM.from_pretrained(path, dtype=self.host.dtype)
             with torch.no_grad():
                 self.host.model.load_state_dict(src.state_dict())
+
+    def load(self, path: str, optimizer: bool = True) -> dict:
+        err = None
+        if self.policy.loads_weights_here():
+            try:
+                self._read_weights(path)
+            except (OSError, ValueError, RuntimeError) as e:   # checked loadable, yet unreadable
+                err = e
+        if self.world > 1:   # every rank learns whether the read worked before any collective depends on it
+            flag = torch.tensor([0 if err is None else 1], device=self.host.device)
+            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+            failed = bool(flag.item())
+        else:
+            failed = err is not None
+        if failed:
+            raise BadRequest(f"could not load {path}: {err if err is not None else 'failed on another rank'}",
+                             code="load_failed")
+        self.policy.weights_loaded()
         self.zero_grad()
         if optimizer:
             st = torch.load(os.path.join(path, STATE_FILE), weights_only=False)
-            self.opt.load_state_dict(st["optimizer"])
+            self.policy.load_optimizer_state(self.opt, st["optimizer"])
             self.step = int(st["step"])
             torch.set_rng_state(st["rng"]["torch"])
             random.setstate(st["rng"]["python"])

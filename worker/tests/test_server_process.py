@@ -7,6 +7,8 @@ import subprocess
 import sys
 import urllib.request
 
+import pytest
+
 
 def _post(url, body):
     req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"content-type": "application/json"})
@@ -44,26 +46,44 @@ def test_real_server_process(corpus, tmp_path):
     assert rc == 0
 
 
-def test_torchrun_two_ranks_serve_and_train(corpus):
-    """`torchrun --nproc_per_node 2 -m envace_worker serve`: rank 0 serves, both ranks train."""
+def _chat(base):
+    out = _post(base + "/v1/chat/completions", {"messages": [{"role": "user", "content": "hello"}], "max_tokens": 6,
+                                                "return_token_ids": True, "logprobs": True, "seed": 3})
+    c = out["choices"][0]
+    return out["prompt_token_ids"], c["token_ids"], sum(x["logprob"] for x in c["logprobs"]["content"])
+
+
+@pytest.mark.parametrize("parallel", ["ddp", "fsdp"])
+def test_torchrun_two_ranks_serve_and_train(corpus, tmp_path, parallel):
+    """`torchrun --nproc_per_node 2 -m envace_worker serve --parallel M`: rank 0 serves and samples,
+    both ranks train, and what rank 0 samples from follows the training steps."""
     torchrun = os.path.join(os.path.dirname(sys.executable), "torchrun")
     proc = subprocess.Popen(
         [torchrun, "--nproc_per_node", "2", "-m", "envace_worker", "serve", "--init", "tiny", "--corpus", corpus,
-         "--port", "0", "--threads", "1"],
+         "--port", "0", "--threads", "1", "--parallel", parallel],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         line = proc.stdout.readline()
         assert line.startswith("listening on http://127.0.0.1:"), line
         base = line.split()[-1]
-        seqs = [{"token_ids": [1, 2, 3, 4], "loss_mask": [0, 1, 1, 1]}, {"token_ids": [5, 6, 7], "loss_mask": [0, 1, 1]},
-                {"token_ids": [8, 9], "loss_mask": [0, 1]}]
-        fb = _post(base + "/v1/train/forward_backward", {"sequences": seqs})
-        assert fb["metrics"]["num_tokens"] == 6 and fb["loss"] > 0
-        st = _post(base + "/v1/train/optim_step", {"lr": 1e-2})
-        assert st["step"] == 1 and not st["skipped"]
+        prompt, completion, before = _chat(base)
+        seq = {"token_ids": prompt + completion, "loss_mask": [0] * len(prompt) + [1] * len(completion)}
+        other = [{"token_ids": [5, 6, 7], "loss_mask": [0, 1, 1]}, {"token_ids": [8, 9], "loss_mask": [0, 1]}]
+        for step in (1, 2, 3):
+            fb = _post(base + "/v1/train/forward_backward", {"sequences": [seq] + other})
+            assert fb["metrics"]["num_tokens"] == len(completion) + 3 and fb["loss"] > 0
+            st = _post(base + "/v1/train/optim_step", {"lr": 1e-2})
+            assert st["step"] == step and not st["skipped"]
         with urllib.request.urlopen(base + "/health", timeout=10) as r:
             h = json.loads(r.read())
-        assert h["world_size"] == 2 and h["step"] == 1
+        assert h["world_size"] == 2 and h["step"] == 3 and h["parallel"] == parallel
+        # rank 0 samples from the trained weights: the same seeded request now gets another answer,
+        # from a sharper distribution than the near-uniform one of the fresh model (unchanged weights
+        # would repeat the first answer exactly)
+        _, again, after = _chat(base)
+        assert (again, after) != (completion, before) and after > before + 1.0, (before, after)
+        saved = _post(base + "/v1/train/save", {"path": str(tmp_path / "ckpt")})
+        assert saved["step"] == 3 and os.path.exists(tmp_path / "ckpt" / "model.safetensors")
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)

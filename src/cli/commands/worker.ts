@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { EnvaceError } from "../../core/errors.js";
 import { ensureWorkerEnv, startWorker, type StartWorkerOptions } from "../../engines/index.js";
 
@@ -14,6 +14,7 @@ interface ServeFlags {
   port: number;
   maxRestarts: number;
   nproc: number;
+  parallel?: "auto" | "ddp" | "fsdp";
   quiet?: boolean;
 }
 
@@ -40,6 +41,13 @@ export function register(program: Command): void {
     .option("--host <host>", "address to bind", "127.0.0.1")
     .option("--port <n>", "port to listen on (0: pick a free one)", int, 8000)
     .option("--nproc <n>", "data-parallel processes (torchrun; gloo on CPU, NCCL on GPU)", int, 1)
+    .addOption(
+      new Option(
+        "--parallel <mode>",
+        "with --nproc > 1: ddp (each rank holds the model) or fsdp (weights, gradients and optimizer " +
+          "state sharded; rank 0 keeps a sampling copy); auto = fsdp on CUDA, ddp on CPU",
+      ).choices(["auto", "ddp", "fsdp"]),
+    )
     .option("--max-restarts <n>", "restart the worker up to n times if it crashes", int, 0)
     .option("--quiet", "do not echo the worker's log to stderr")
     .action(async (workerArgs: string[], flags: ServeFlags) => {
@@ -77,6 +85,7 @@ function serveOptions(f: ServeFlags): StartWorkerOptions {
     nproc: Math.max(1, f.nproc),
     maxRestarts: f.maxRestarts,
     ...(f.loraRank !== undefined ? { loraRank: f.loraRank } : {}),
+    ...(f.parallel !== undefined ? { parallel: f.parallel } : {}),
     ...(f.quiet ? {} : { onLog: (line: string) => process.stderr.write(`[worker] ${line}\n`) }),
   };
   if (f.model !== undefined && f.init === undefined) return { ...base, model: f.model };

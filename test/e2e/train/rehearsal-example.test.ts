@@ -115,3 +115,31 @@ describe("envace train (real worker): a worker killed mid-run", () => {
     expect(metrics(out).map((m) => m.step)).toEqual([1, 2, 3]);
   });
 });
+
+describe("envace train (real worker): the policy sharded over two processes", () => {
+  it("passes the config's nproc and parallel to the worker and trains a step under FSDP", async () => {
+    const { loadTrainConfig, trainFromConfig } = await import("../../../src/train/index.js");
+    const dir = mkdtempSync(join(tmpdir(), "envace-e2e-fsdp-"));
+    const base = loadTrainConfig(join(root, "examples", "rehearsal.yaml"));
+    const config = {
+      ...base,
+      worker: { ...base.worker!, nproc: 2, parallel: "fsdp" as const, device: "cpu" },
+      steps: 1,
+      checkpoint_every: 1,
+      eval_every: 0,
+      eval_tasks: undefined,
+      sft: undefined,
+    };
+    const out = join(dir, "run");
+    let health: Promise<unknown> | undefined;
+    const summary = await trainFromConfig(config, {
+      outDir: out,
+      resume: false,
+      onWorkers: (ws) => (health = ws[0]!.client.health()),
+    });
+    expect(summary.last_step).toBe(1);
+    expect(await health).toMatchObject({ world_size: 2, parallel: "fsdp" });
+    expect(metrics(out)[0]!.episodes).toBe(8);
+    expect(existsSync(join(out, "checkpoints", "step-1", "model", "config.json"))).toBe(true);
+  });
+});

@@ -219,6 +219,33 @@ describe("workerServeArgs", () => {
     ]);
   });
 
+  it("passes parallelism, device and dtype on", () => {
+    expect(
+      workerServeArgs({
+        model: "/m",
+        parallel: "fsdp",
+        device: "cuda",
+        dtype: "bfloat16",
+        host: "h",
+        port: 1,
+      }),
+    ).toEqual([
+      "serve",
+      "--model",
+      "/m",
+      "--parallel",
+      "fsdp",
+      "--device",
+      "cuda",
+      "--dtype",
+      "bfloat16",
+      "--host",
+      "h",
+      "--port",
+      "1",
+    ]);
+  });
+
   it("refuses both or neither of model and init", () => {
     expect(() => workerServeArgs({ host: "h", port: 1 })).toThrow(/exactly one/);
     expect(() => workerServeArgs({ model: "m", init: { corpus: "c" }, host: "h", port: 1 })).toThrow(

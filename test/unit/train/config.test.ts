@@ -42,10 +42,27 @@ describe("train config", () => {
     [{ ...minimal, endpoint: "http://127.0.0.1:1" }, "worker"],
     [{ ...minimal, roles: { act: "frozen", rehearse: "frozen" } }, "roles"],
     [{ worker: { init: {} } }, "tasks"],
+    [{ ...minimal, worker: { model: "/m", parallel: "zero3" } }, "worker.parallel"],
+    [{ ...minimal, worker: { model: "/m", init: {} } }, "worker"],
+    [{ ...minimal, worker: { init: {}, lora_rank: 4 } }, "worker.lora_rank"],
+    [{ ...minimal, worker: { model: "/m", nproc: 0 } }, "worker.nproc"],
   ])("rejects %j naming %s", (raw, field) => {
     const e = configError(raw);
     expect(e.code).toBe("INVALID_CONFIG");
     expect(e.message).toContain(`${field}:`);
+  });
+
+  it("takes how the worker runs: processes, parallelism, device, dtype, extra flags", () => {
+    const worker = {
+      model: "/models/qwen",
+      lora_rank: 16,
+      nproc: 8,
+      parallel: "fsdp",
+      device: "cuda",
+      dtype: "bfloat16",
+      args: ["--micro-batch-tokens", "16384"],
+    };
+    expect(parseTrainConfig({ ...minimal, worker }).worker).toEqual(worker);
   });
 
   it("loads YAML and resolves paths against the config's folder", () => {
