@@ -3,9 +3,8 @@ first broadcast to the other ranks (which sit in `follow`), so that all ranks ex
 command on their share of the data.
 
 Two modes (`--parallel`; auto picks fsdp on CUDA, ddp on CPU):
-- ddp: every rank holds the whole model; gradients are all-reduced once per optim_step (trainer.py)
-  rather than by a DistributedDataParallel wrapper per backward: the same update, less traffic with
-  gradient accumulation across calls. All ranks hold identical weights after each step.
+- ddp: torch's DistributedDataParallel; every rank holds the whole model, gradients are averaged in
+  each backward, and all ranks hold identical weights after each step.
 - fsdp: parameters, gradients and optimizer state are sharded with FSDP2 (fsdp.py); rank 0 keeps an
   unsharded sampling copy that is refreshed after each step.
 Backend: gloo on CPU, nccl on CUDA."""
@@ -51,7 +50,7 @@ def make_policy(host, rank: int, world: int, mode: str):
         from .fsdp import ShardedPolicy
 
         return ShardedPolicy(host, rank, world)
-    return PlainPolicy(host)
+    return PlainPolicy(host, ddp_world=world if mode == "ddp" else 1)
 
 
 def sync_parameters(model) -> None:

@@ -50,7 +50,8 @@ def _shard(model: torch.nn.Module, mesh) -> TargetLogprobs:
 
 
 class ShardedPolicy:
-    sharded = True
+    mode = "fsdp"
+    lockstep = True
 
     def __init__(self, host, rank: int, world: int):
         from torch.distributed.device_mesh import init_device_mesh
@@ -61,10 +62,7 @@ class ShardedPolicy:
         train_model = copy.deepcopy(host.model) if rank == 0 else host.model
         self.module = _shard(train_model, mesh)
         self._ref = _shard(host.ref_model, mesh) if host.ref_model is not None else None
-        # FSDP averages gradients over ranks; the trainer's per-rank losses are already shares of one
-        # token-mean, so they must add up: scaling by the world size undoes the average on any backend
-        # (gloo has no pre-multiplied sum, and the divide-factor API differs across torch versions)
-        self.loss_scale = float(world)
+        self.loss_scale = float(world)   # FSDP averages gradients over ranks (see policy.py)
 
     def trainable_parameters(self) -> list:
         return [p for p in self.module.parameters() if p.requires_grad]

@@ -1,10 +1,17 @@
 """What the trainer differentiates: the policy as a module that maps a padded batch to the
 log-probabilities of its target tokens, plus its frozen reference and optimizer-state I/O.
 
-`PlainPolicy` trains the model the server samples from, in place (one process, or data parallel
-where every rank holds the whole model). `ShardedPolicy` (fsdp.py) trains an FSDP-sharded copy and
-publishes its weights to the sampling copy after every step. Both name optimizer state by parameter
-name (not position), so a checkpoint written by one loads into the other.
+`PlainPolicy` trains the model the server samples from, in place: one process, or (`--parallel
+ddp`) torch's DistributedDataParallel where every rank holds the whole model. `ShardedPolicy`
+(fsdp.py) trains an FSDP-sharded copy and publishes its weights to the sampling copy after every
+step. All name optimizer state by parameter name (not position), so a checkpoint written under one
+loads under another.
+
+`lockstep` policies run a collective in every backward pass, so every rank must run the same number
+of them (the trainer pads with zero-weight micro-batches). Their collectives average gradients over
+ranks while the per-rank losses are shares of one token-mean that must add up: `loss_scale` (the
+world size) undoes the average on any backend (gloo has no pre-multiplied sum, and the divide-factor
+APIs differ across torch versions).
 """
 from __future__ import annotations
 
@@ -62,18 +69,28 @@ def load_named_optimizer_state(module: torch.nn.Module, opt: torch.optim.Optimiz
 
 
 class PlainPolicy:
-    """The sampling model itself is trained; with world > 1 the trainer all-reduces gradients."""
+    """The sampling model itself is trained; with `ddp`, through a DistributedDataParallel wrapper
+    that all-reduces gradients during each backward."""
 
-    sharded = False
-    loss_scale = 1.0
-
-    def __init__(self, host):
+    def __init__(self, host, ddp_world: int = 1):
         self.host = host
-        self.module = TargetLogprobs(host.model)
+        self._inner = TargetLogprobs(host.model)   # parameter names: the same as FSDP's root
         self._ref = TargetLogprobs(host.ref_model) if host.ref_model is not None else None
+        self.mode = "ddp" if ddp_world > 1 else "none"
+        self.lockstep = ddp_world > 1
+        self.loss_scale = float(ddp_world)
+        if ddp_world > 1:
+            from torch.nn.parallel import DistributedDataParallel
+
+            cuda = host.device.type == "cuda"
+            # buffers (rotary tables) are constants: no need to broadcast them before every forward
+            self.module = DistributedDataParallel(self._inner, device_ids=[host.device.index] if cuda else None,
+                                                  broadcast_buffers=False)
+        else:
+            self.module = self._inner
 
     def trainable_parameters(self) -> list:
-        return [p for p in self.module.parameters() if p.requires_grad]
+        return [p for p in self._inner.parameters() if p.requires_grad]
 
     @contextmanager
     def reference(self):
@@ -81,7 +98,7 @@ class PlainPolicy:
         LoRA, else the copy of the starting weights."""
         if self.host.lora:
             with self.host.model.disable_adapter():
-                yield self.module
+                yield self._inner   # not through DDP: the reference has no backward to synchronise
         elif self._ref is not None:
             yield self._ref
         else:
@@ -97,7 +114,7 @@ class PlainPolicy:
         """After `load` wrote the checkpoint into the host model."""
 
     def optimizer_state(self, opt) -> dict:
-        return named_optimizer_state(self.module, opt)
+        return named_optimizer_state(self._inner, opt)
 
     def load_optimizer_state(self, opt, named: dict) -> None:
-        load_named_optimizer_state(self.module, opt, named)
+        load_named_optimizer_state(self._inner, opt, named)

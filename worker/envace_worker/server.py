@@ -176,7 +176,7 @@ class Worker:
 
     def __init__(self, host, commands, model_thread_factory, world: int = 1, prefix_cache_mb: int = 128):
         self.host, self.commands, self.world = host, commands, world
-        self.parallel = "none" if world == 1 else ("fsdp" if commands.trainer.policy.sharded else "ddp")
+        self.parallel = commands.trainer.policy.mode
         self.tok = host.tokenizer
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else host.eos_ids[0]
         self.engine = make_engine(host.base, self.tok, host.eos_ids, self.pad_id, host.max_context,

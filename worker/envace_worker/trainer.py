@@ -2,9 +2,8 @@
 
 Data parallel: every rank runs the same command; forward_backward takes this rank's share of the
 sequences and divides by the *whole call's* target count, so summing gradients over ranks gives
-exactly the single-process gradient. `--parallel ddp` sums them with one all-reduce at optim_step
-(not one per micro-batch: gradients accumulate across calls); `--parallel fsdp` lets FSDP
-reduce-scatter them during backward (policy.py, fsdp.py).
+exactly the single-process gradient. DDP all-reduces and FSDP reduce-scatters them during each
+backward (policy.py, fsdp.py); both need every rank to run the same number of backward passes.
 """
 from __future__ import annotations
 
@@ -48,8 +47,8 @@ def micro_batches(seqs: list, max_tokens: int) -> list:
 
 
 def _dummy_micro_batch(device):
-    """One target of weight zero: lets a rank with nothing (left) to do still take part in FSDP's
-    per-layer collectives, so that every rank runs the same number of forward/backward passes."""
+    """One target of weight zero: lets a rank with nothing (left) to do still take part in the
+    collectives of DDP's and FSDP's backward, so that every rank runs as many passes as the others."""
     ids = torch.zeros((1, 2), dtype=torch.long, device=device)
     tmask = torch.ones((1, 1), dtype=torch.bool, device=device)
     return ids, tmask, torch.zeros(1, device=device), torch.zeros(1, device=device), 0.0
@@ -60,7 +59,7 @@ class Trainer:
         self.host = host
         self.rank, self.world = rank, world
         self.micro_batch_tokens = micro_batch_tokens
-        self.policy = policy if policy is not None else PlainPolicy(host)
+        self.policy = policy if policy is not None else PlainPolicy(host, ddp_world=world)
         self.params = self.policy.trainable_parameters()
         self.opt = torch.optim.AdamW(self.params, lr=0.0, weight_decay=0.0)
         self.step = 0
@@ -94,7 +93,7 @@ class Trainer:
         mine = shard(fb.sequences, self.rank, self.world)
         batches = [t for t in (self._micro_batch_tensors(mb, device)
                                for mb in micro_batches(mine, self.micro_batch_tokens)) if t is not None]
-        if self.policy.sharded:
+        if self.policy.lockstep:
             count = torch.tensor([len(batches)], dtype=torch.long, device=device)
             dist.all_reduce(count, op=dist.ReduceOp.MAX)
             batches += [_dummy_micro_batch(device)] * (int(count.item()) - len(batches))
@@ -120,9 +119,9 @@ class Trainer:
             total = weight * losses.token_sum(loss_T) / fb.num_targets
             if not torch.isfinite(total):
                 nonfinite = True
-                if not self.policy.sharded:
+                if not self.policy.lockstep:
                     break
-                # FSDP: the backward still runs (its collectives must); optim_step discards the step
+                # DDP/FSDP: the backward still runs (its collectives must); optim_step discards the step
             (total * self.policy.loss_scale).backward()
             if nonfinite:
                 continue
@@ -150,18 +149,6 @@ class Trainer:
         return {"loss": sums[0].item() / n, "metrics": metrics}
 
     # ---------------------------------------------------------------- optim_step
-    def _all_reduce_grads(self):
-        for p in self.params:
-            if p.grad is None:
-                p.grad = torch.zeros_like(p)
-        flat = torch.cat([p.grad.reshape(-1) for p in self.params])
-        dist.all_reduce(flat)
-        off = 0
-        for p in self.params:
-            n = p.numel()
-            p.grad.copy_(flat[off:off + n].view_as(p))
-            off += n
-
     def zero_grad(self) -> dict:
         self.opt.zero_grad(set_to_none=True)
         self.accumulated, self.poisoned = 0, None
@@ -175,8 +162,6 @@ class Trainer:
             reason = self.poisoned
             self.zero_grad()
             return {"step": self.step, "grad_norm": None, "skipped": True, "reason": reason}
-        if self.world > 1 and not self.policy.sharded:
-            self._all_reduce_grads()
         grads = [p for p in self.params if p.grad is not None]
         max_norm = o.max_grad_norm if o.max_grad_norm is not None else float("inf")
         norm = torch.nn.utils.clip_grad_norm_(grads, max_norm)

@@ -41,3 +41,27 @@ def make_host(tiny_dir):
 
 def weights_of(model):
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def spawn_ranks(fn, args: tuple, nprocs: int = 2, timeout_s: float = 240.0) -> None:
+    """torch.multiprocessing.spawn that fails instead of hanging: a collective that one rank never
+    reaches blocks the others for ever."""
+    import time
+
+    import torch.multiprocessing as mp
+
+    ctx = mp.spawn(fn, args=args, nprocs=nprocs, join=False)
+    deadline = time.monotonic() + timeout_s
+    while not ctx.join(timeout=1.0):
+        if time.monotonic() > deadline:
+            for p in ctx.processes:
+                p.kill()
+            pytest.fail(f"the {nprocs} ranks did not finish within {timeout_s:.0f} s (a collective mismatch hangs)")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -1,12 +1,12 @@
-"""Data parallel on 2 CPU processes (gloo) gives the same update as 1 process on the same batch."""
+"""`--parallel ddp` (DistributedDataParallel) on 2 CPU processes (gloo) gives the same update as 1
+process on the same batch, with ranks that run different numbers of micro-batches."""
 import os
-import socket
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 
-from envace_worker.distributed import Commands
+from conftest import free_port, spawn_ranks
+from envace_worker.distributed import Commands, make_policy
 from envace_worker.model_host import HostOptions, load_host
 from envace_worker.train_batch import parse_forward_backward, parse_optim_step
 from envace_worker.trainer import Trainer
@@ -27,7 +27,10 @@ def _batch():
 def _train(model_dir, rank, world, out):
     torch.set_num_threads(1)
     host = load_host(HostOptions(model=model_dir))
-    cmds = Commands(Trainer(host, rank, world), rank, world)
+    # 8 tokens per micro-batch: rank 0 (lengths 7, 12, 5) runs 3 micro-batches, rank 1 (9, 15) runs 2
+    trainer = Trainer(host, rank, world, micro_batch_tokens=8, policy=make_policy(host, rank, world, "ddp"))
+    assert trainer.policy.mode == ("ddp" if world > 1 else "none")
+    cmds = Commands(trainer, rank, world)
     if rank > 0:
         cmds.follow()
         torch.save({"w": {k: t.clone() for k, t in host.model.state_dict().items()}}, f"{out}.rank{rank}")
@@ -55,17 +58,11 @@ def _rank_main(rank, world, port, model_dir, out):
         dist.destroy_process_group()
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_two_processes_give_the_same_update_as_one(tiny_dir, tmp_path):
     one = str(tmp_path / "one.pt")
     two = str(tmp_path / "two.pt")
     _train(tiny_dir, 0, 1, one)
-    mp.spawn(_rank_main, args=(2, _free_port(), tiny_dir, two), nprocs=2, join=True)
+    spawn_ranks(_rank_main, (2, free_port(), tiny_dir, two))
     a, b = torch.load(one), torch.load(two)
     assert abs(a["norms"][0] - b["norms"][0]) < 1e-5 * max(1.0, a["norms"][0])
     start = load_host(HostOptions(model=tiny_dir)).model.state_dict()

@@ -2,14 +2,12 @@
 checkpoints interchangeable with single-process ones, and no hang when ranks have different amounts
 of work or one of them sees a non-finite loss."""
 import os
-import socket
-import time
 
 import pytest
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 
+from conftest import free_port, spawn_ranks
 from envace_worker.distributed import Commands, make_policy
 from envace_worker.model_host import HostOptions, load_host
 from envace_worker.train_batch import parse_forward_backward, parse_optim_step
@@ -86,12 +84,6 @@ def _rank_main(rank, world, port, model_dir, script, out, lora_rank):
         dist.destroy_process_group()
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _one_process(model_dir, script, out, lora_rank=0):
     torch.set_num_threads(1)
     host, _, cmds = _commands(model_dir, 0, 1, "none", lora_rank)
@@ -99,15 +91,8 @@ def _one_process(model_dir, script, out, lora_rank=0):
     return torch.load(out)
 
 
-def _two_processes(model_dir, script, out, lora_rank=0, timeout_s=240.0):
-    """A collective that one rank never reaches hangs the other for ever: fail instead."""
-    ctx = mp.spawn(_rank_main, args=(2, _free_port(), model_dir, script, out, lora_rank), nprocs=2, join=False)
-    deadline = time.monotonic() + timeout_s
-    while not ctx.join(timeout=1.0):
-        if time.monotonic() > deadline:
-            for p in ctx.processes:
-                p.kill()
-            pytest.fail(f"the two ranks did not finish within {timeout_s:.0f} s (a collective mismatch hangs)")
+def _two_processes(model_dir, script, out, lora_rank=0):
+    spawn_ranks(_rank_main, (2, free_port(), model_dir, script, out, lora_rank))
     return torch.load(out), torch.load(out + ".rank1")
 
 
