@@ -54,7 +54,11 @@ def _device(arg: str) -> str:
     if arg != "auto":
         return arg
     if torch.cuda.is_available():
-        return f"cuda:{int(os.environ.get('LOCAL_RANK', '0'))}"
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        if local >= torch.cuda.device_count():
+            raise SystemExit(f"envace_worker: local rank {local} needs GPU {local}, but {torch.cuda.device_count()} "
+                             "are visible; start fewer processes per node or pass --device cpu")
+        return f"cuda:{local}"
     return "cpu"
 
 

@@ -235,7 +235,7 @@ class Trainer:
         if self.policy.loads_weights_here():
             try:
                 self._read_weights(path)
-            except (OSError, ValueError, RuntimeError) as e:   # checked loadable, yet unreadable
+            except Exception as e:   # noqa: BLE001  checked loadable, yet unreadable (corrupt, other model)
                 err = e
         if self.world > 1:   # every rank learns whether the read worked before any collective depends on it
             flag = torch.tensor([0 if err is None else 1], device=self.host.device)

@@ -9,6 +9,7 @@ import torch.distributed as dist
 
 from conftest import free_port, spawn_ranks
 from envace_worker.distributed import Commands, make_policy
+from envace_worker.errors import BadRequest
 from envace_worker.model_host import HostOptions, load_host
 from envace_worker.train_batch import parse_forward_backward, parse_optim_step
 from envace_worker.trainer import Trainer
@@ -32,8 +33,8 @@ def _batch(seed: int, huge_advantage: bool = False):
     return {"sequences": seqs, "loss": {"fn": "ppo", "clip_low": 0.2, "clip_high": 0.28, "kl_coef": 0.1}}
 
 
-def _commands(model_dir, rank, world, mode, lora_rank=0):
-    host = load_host(HostOptions(model=model_dir, lora_rank=lora_rank))
+def _commands(model_dir, rank, world, mode, lora_rank=0, device="cpu"):
+    host = load_host(HostOptions(model=model_dir, lora_rank=lora_rank, device=device))
     # 8 tokens per micro-batch: rank 0 (lengths 7, 12, 5) runs 3 micro-batches, rank 1 (9, 15) runs 2
     trainer = Trainer(host, rank, world, micro_batch_tokens=8, policy=make_policy(host, rank, world, mode))
     return host, trainer, Commands(trainer, rank, world)
@@ -60,16 +61,26 @@ def _script(cmds, host, script, out, extra=None):
             results.append(cmds.run("save", (op[1], True)))
         elif op[0] == "load":
             results.append(cmds.run("load", (op[1], True)))
+        elif op[0] == "load_refused":
+            try:
+                cmds.run("load", (op[1], True))
+                results.append(None)
+            except BadRequest as e:
+                results.append({"code": e.code, "message": str(e)})
     cmds.stop()
-    torch.save({"w": _weights(host), "results": results, **(extra or {})}, out)
+    weights = {k: t.cpu() for k, t in _weights(host).items()}
+    torch.save({"w": weights, "results": results, **(extra or {})}, out)
 
 
-def _rank_main(rank, world, port, model_dir, script, out, lora_rank):
+def _rank_main(rank, world, port, model_dir, script, out, lora_rank, cuda):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(world))
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", rank=rank, world_size=world)
+    device = f"cuda:{rank}" if cuda else "cpu"
+    if cuda:
+        torch.cuda.set_device(rank)
+    dist.init_process_group("nccl" if cuda else "gloo", rank=rank, world_size=world)
     try:
-        host, trainer, cmds = _commands(model_dir, rank, world, "fsdp", lora_rank)
+        host, trainer, cmds = _commands(model_dir, rank, world, "fsdp", lora_rank, device)
         # what this rank holds of one layer's weight, against the whole of it
         w = dict(trainer.policy.module.model.named_parameters())
         name = next(n for n in w if "layers.0.mlp.up_proj" in n and w[n].requires_grad)
@@ -84,22 +95,22 @@ def _rank_main(rank, world, port, model_dir, script, out, lora_rank):
         dist.destroy_process_group()
 
 
-def _one_process(model_dir, script, out, lora_rank=0):
+def _one_process(model_dir, script, out, lora_rank=0, cuda=False):
     torch.set_num_threads(1)
-    host, _, cmds = _commands(model_dir, 0, 1, "none", lora_rank)
+    host, _, cmds = _commands(model_dir, 0, 1, "none", lora_rank, "cuda:0" if cuda else "cpu")
     _script(cmds, host, script, out)
     return torch.load(out)
 
 
-def _two_processes(model_dir, script, out, lora_rank=0):
-    spawn_ranks(_rank_main, (2, free_port(), model_dir, script, out, lora_rank))
+def _two_processes(model_dir, script, out, lora_rank=0, cuda=False):
+    spawn_ranks(_rank_main, (2, free_port(), model_dir, script, out, lora_rank, cuda))
     return torch.load(out), torch.load(out + ".rank1")
 
 
-def _assert_same_weights(a, b, start=None):
+def _assert_same_weights(a, b, start=None, atol=1e-5):
     moved = 0.0
     for k in a:
-        assert torch.allclose(a[k], b[k], atol=1e-5, rtol=0), k
+        assert torch.allclose(a[k], b[k], atol=atol, rtol=0), k
         if start is not None:
             moved = max(moved, (a[k] - start[k]).abs().max().item())
     if start is not None:
@@ -157,3 +168,25 @@ def test_fsdp_nonfinite_loss_on_one_rank_skips_the_step_without_hanging(tiny_dir
     assert not stepped["skipped"] and stepped["step"] == 1
     one = _one_process(tiny_dir, [("fb", 1), ("step",)], str(tmp_path / "clean.pt"))
     _assert_same_weights(one["w"], two["w"])   # the poisoned call left no trace
+
+
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs 2 CUDA GPUs (NCCL)")
+def test_fsdp_over_nccl_on_two_gpus_matches_one_gpu(tiny_dir, tmp_path):
+    one = _one_process(tiny_dir, TWO_STEPS, str(tmp_path / "one.pt"), cuda=True)
+    two, rank1 = _two_processes(tiny_dir, TWO_STEPS, str(tmp_path / "two.pt"), cuda=True)
+    # GPU reductions run in another order than one GPU's: a looser bound than gloo's 1e-5
+    _assert_same_weights(one["w"], two["w"], atol=1e-4)
+    assert two["held"][0] == two["held"][1] // 2 and rank1["held"][0] == rank1["held"][1] // 2
+
+
+def test_fsdp_refuses_a_corrupt_checkpoint_on_every_rank_and_trains_on(tiny_dir, tmp_path):
+    bad = str(tmp_path / "bad")
+    _one_process(tiny_dir, [("fb", 0), ("step",), ("save", bad)], str(tmp_path / "saved.pt"))
+    with open(os.path.join(bad, "model.safetensors"), "r+b") as f:
+        f.truncate(100)
+    two, _ = _two_processes(tiny_dir, [("load_refused", bad), ("fb", 1), ("step",)], str(tmp_path / "two.pt"))
+    refused, _, stepped = two["results"]
+    assert refused["code"] == "load_failed" and bad in refused["message"]
+    assert stepped["step"] == 1 and not stepped["skipped"]   # both ranks still follow rank 0
+    one = _one_process(tiny_dir, [("fb", 1), ("step",)], str(tmp_path / "one.pt"))
+    _assert_same_weights(one["w"], two["w"])   # the failed load changed nothing

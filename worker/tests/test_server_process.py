@@ -60,7 +60,7 @@ def test_torchrun_two_ranks_serve_and_train(corpus, tmp_path, parallel):
     torchrun = os.path.join(os.path.dirname(sys.executable), "torchrun")
     proc = subprocess.Popen(
         [torchrun, "--nproc_per_node", "2", "-m", "envace_worker", "serve", "--init", "tiny", "--corpus", corpus,
-         "--port", "0", "--threads", "1", "--parallel", parallel],
+         "--port", "0", "--threads", "1", "--parallel", parallel, "--device", "cpu"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         line = proc.stdout.readline()

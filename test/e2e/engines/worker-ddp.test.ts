@@ -21,7 +21,7 @@ function pidsMentioning(needle: string): number[] {
 
 it("runs data-parallel under torchrun with nproc 2, and stop() takes every rank down", async () => {
   const { corpus } = writeTinyCorpus();
-  const w = await startWorker({ init: { corpus, size: "xs" }, nproc: 2 });
+  const w = await startWorker({ init: { corpus, size: "xs" }, nproc: 2, device: "cpu" });
   const leader = w.pid;
   try {
     expect((await w.client.health()).world_size).toBe(2);
@@ -49,7 +49,7 @@ it("runs data-parallel under torchrun with nproc 2, and stop() takes every rank 
 
 it("shards training with --parallel fsdp: both ranks train, rank 0 samples from the new weights", async () => {
   const { corpus } = writeTinyCorpus();
-  const w = await startWorker({ init: { corpus, size: "xs" }, nproc: 2, parallel: "fsdp" });
+  const w = await startWorker({ init: { corpus, size: "xs" }, nproc: 2, parallel: "fsdp", device: "cpu" });
   try {
     expect(await w.client.health()).toMatchObject({ world_size: 2, parallel: "fsdp" });
     const model = w.client.chatModel();
@@ -79,7 +79,7 @@ it("shards training with --parallel fsdp: both ranks train, rank 0 samples from 
 
 it("takes the ranks down when torchrun itself is killed with SIGKILL", async () => {
   const { corpus } = writeTinyCorpus();
-  const w = await startWorker({ init: { corpus, size: "xs" }, nproc: 2 });
+  const w = await startWorker({ init: { corpus, size: "xs" }, nproc: 2, device: "cpu" });
   try {
     expect(pidsMentioning(corpus)).toHaveLength(3);
     process.kill(w.pid, "SIGKILL");

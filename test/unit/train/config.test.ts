@@ -90,4 +90,10 @@ describe("train config", () => {
     expect(c.mode).toBe(mode);
     if (mode !== "rehearsal") expect(c.roles.rehearse).toBe("frozen");
   });
+
+  it("examples/gpu-fsdp.yaml is a valid config that shards a local model over 8 processes", () => {
+    const dir = join(import.meta.dirname, "../../../examples");
+    const c = loadTrainConfig(join(dir, "gpu-fsdp.yaml"));
+    expect(c.worker).toMatchObject({ model: join(dir, "../models/Qwen3-4B"), nproc: 8, parallel: "fsdp" });
+  });
 });
