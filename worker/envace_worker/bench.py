@@ -51,6 +51,16 @@ def write_corpus(path: str, lines: int = 2000) -> str:
     return path
 
 
+def tiny_model_dir(size: str, tmp: str) -> str:
+    """The tiny model of `size` (seed 0, tokenizer trained on write_corpus) saved under tmp."""
+    from .tiny import init_tiny, save_model
+
+    model, tok = init_tiny(write_corpus(os.path.join(tmp, "corpus.txt")), size, seed=0)
+    model_dir = os.path.join(tmp, "model")
+    save_model(model, tok, model_dir)
+    return model_dir
+
+
 def train_flops_per_step(cfg, seqs: int, seq_len: int) -> float:
     h, L, V = cfg.hidden_size, cfg.num_hidden_layers, cfg.vocab_size
     q = cfg.num_attention_heads * cfg.head_dim
@@ -118,13 +128,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     say = (lambda *_: None) if a.json else (lambda m: print(m, file=sys.stderr, flush=True))
 
-    from .tiny import init_tiny, save_model
-
-    tmp = tempfile.mkdtemp(prefix="envace-bench-")
-    corpus = write_corpus(os.path.join(tmp, "corpus.txt"))
-    model, tok = init_tiny(corpus, a.size, seed=0)
-    model_dir = os.path.join(tmp, "model")
-    save_model(model, tok, model_dir)
+    model_dir = tiny_model_dir(a.size, tempfile.mkdtemp(prefix="envace-bench-"))
 
     say("matmul peak ...")
     peak = matmul_gflops()

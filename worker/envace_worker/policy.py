@@ -82,10 +82,15 @@ class PlainPolicy:
         if ddp_world > 1:
             from torch.nn.parallel import DistributedDataParallel
 
+            import inspect
+
             cuda = host.device.type == "cuda"
-            # buffers (rotary tables) are constants: no need to broadcast them before every forward
+            # buffers (rotary tables) are constants: no need to sync them before every forward
+            # (newer torch names the switch forward_sync_buffers and deprecates broadcast_buffers)
+            sync = ("forward_sync_buffers" if "forward_sync_buffers" in
+                    inspect.signature(DistributedDataParallel.__init__).parameters else "broadcast_buffers")
             self.module = DistributedDataParallel(self._inner, device_ids=[host.device.index] if cuda else None,
-                                                  broadcast_buffers=False)
+                                                  **{sync: False})
         else:
             self.module = self._inner
 
