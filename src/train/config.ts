@@ -102,7 +102,7 @@ const WorkerZ = z
     }
   });
 
-export const TrainConfigZ = z
+const TrainConfigObjectZ = z
   .object({
     /** The policy's worker to start. Exactly one of `worker` and `endpoint`. */
     worker: WorkerZ.optional(),
@@ -214,36 +214,57 @@ export const TrainConfigZ = z
     /** Sampling temperature during training. */
     temperature: z.number().nonnegative().default(1),
   })
-  .strict()
-  .superRefine((c, ctx) => {
-    if ((c.worker === undefined) === (c.endpoint === undefined)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["worker"],
-        message: "give exactly one of `worker` and `endpoint`",
-      });
-    }
-    if (c.mode === "simulator" && c.simulator === undefined) {
-      ctx.addIssue({ code: "custom", path: ["simulator"], message: "required when mode is `simulator`" });
-    }
-    if (c.roles.act === "frozen" && c.roles.rehearse === "frozen") {
-      ctx.addIssue({ code: "custom", path: ["roles"], message: "at least one role must be trained" });
-    }
-    if (c.endpoint !== undefined && !c.shared_model) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["shared_model"],
-        message: "separate models need `worker`, not `endpoint`",
-      });
-    }
-  });
+  .strict();
+
+/** Where the policy, tasks, simulator and judge come from: what a library caller supplies itself. */
+const SOURCE_FIELDS = {
+  worker: true,
+  endpoint: true,
+  tasks: true,
+  eval_tasks: true,
+  simulator: true,
+  judge: true,
+} as const;
+
+/**
+ * The RL loop's own settings (the train config without its sources), for callers that bring their
+ * own engines, tasks and responder (`envace demo`).
+ */
+export const LoopConfigZ = TrainConfigObjectZ.omit(SOURCE_FIELDS).superRefine((c, ctx) => {
+  if (c.roles.act === "frozen" && c.roles.rehearse === "frozen") {
+    ctx.addIssue({ code: "custom", path: ["roles"], message: "at least one role must be trained" });
+  }
+});
+
+export const TrainConfigZ = TrainConfigObjectZ.superRefine((c, ctx) => {
+  if ((c.worker === undefined) === (c.endpoint === undefined)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["worker"],
+      message: "give exactly one of `worker` and `endpoint`",
+    });
+  }
+  if (c.mode === "simulator" && c.simulator === undefined) {
+    ctx.addIssue({ code: "custom", path: ["simulator"], message: "required when mode is `simulator`" });
+  }
+  if (c.roles.act === "frozen" && c.roles.rehearse === "frozen") {
+    ctx.addIssue({ code: "custom", path: ["roles"], message: "at least one role must be trained" });
+  }
+  if (c.endpoint !== undefined && !c.shared_model) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["shared_model"],
+      message: "separate models need `worker`, not `endpoint`",
+    });
+  }
+});
 
 export type TrainConfig = z.infer<typeof TrainConfigZ>;
+export type LoopConfig = z.infer<typeof LoopConfigZ>;
 export type TaskSource = z.infer<typeof TaskSourceZ>;
 
-/** Validate a parsed config object; errors name the field (`INVALID_CONFIG`). */
-export function parseTrainConfig(raw: unknown): TrainConfig {
-  const r = TrainConfigZ.safeParse(raw);
+function parseWith<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.infer<S> {
+  const r = schema.safeParse(raw);
   if (!r.success) {
     const lines = r.error.issues.flatMap((i) => {
       const at = (extra: string[]) => [...i.path.map(String), ...extra].join(".") || "(root)";
@@ -251,9 +272,19 @@ export function parseTrainConfig(raw: unknown): TrainConfig {
       if (i.code === "unrecognized_keys") return i.keys.map((k) => `${at([k])}: unknown field`);
       return [`${at([])}: ${i.message}`];
     });
-    throw new EnvaceError("INVALID_CONFIG", `invalid train config: ${lines.join("; ")}`, r.error.issues);
+    throw new EnvaceError("INVALID_CONFIG", `invalid ${what}: ${lines.join("; ")}`, r.error.issues);
   }
   return r.data;
+}
+
+/** Validate a parsed config object; errors name the field (`INVALID_CONFIG`). */
+export function parseTrainConfig(raw: unknown): TrainConfig {
+  return parseWith(TrainConfigZ, raw, "train config");
+}
+
+/** Validate the loop's settings alone (defaults filled in as for a train config). */
+export function parseLoopConfig(raw: unknown): LoopConfig {
+  return parseWith(LoopConfigZ, raw, "loop config");
 }
 
 /** Read a YAML or JSON config file, validate it and resolve its paths against its folder. */

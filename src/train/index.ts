@@ -9,8 +9,15 @@ export type {
   OptimStepResult,
   Tokenizer,
 } from "./engine.js";
-export { TrainConfigZ, parseTrainConfig, loadTrainConfig, resolveConfigPaths } from "./config.js";
-export type { TrainConfig, TaskSource } from "./config.js";
+export {
+  TrainConfigZ,
+  LoopConfigZ,
+  parseTrainConfig,
+  parseLoopConfig,
+  loadTrainConfig,
+  resolveConfigPaths,
+} from "./config.js";
+export type { TrainConfig, LoopConfig, TaskSource } from "./config.js";
 export { learningRate } from "./lr-schedule.js";
 export { tasksForStep, samplingPosition } from "./task-sampler.js";
 export { runTrainLoop } from "./loop.js";

@@ -14,7 +14,7 @@ import {
   writeLoopState,
   type LoopState,
 } from "./checkpoint.js";
-import type { TrainConfig } from "./config.js";
+import type { LoopConfig } from "./config.js";
 import type { LossOptions, TrainEngine, TrainSequence } from "./engine.js";
 import { learningRate } from "./lr-schedule.js";
 import { rolloutMetrics, type EvalMetrics, type StepMetrics } from "./step-metrics.js";
@@ -69,7 +69,7 @@ export interface TrainLoopDeps {
 }
 
 export interface TrainLoopOptions {
-  config: TrainConfig;
+  config: LoopConfig;
   tasks: Task[];
   outDir: string;
   resume: boolean;

@@ -4,7 +4,7 @@ import type { Judge } from "../reward/types.js";
 import type { Responder } from "../rollout/responder.js";
 import { groupJobs, runEpisodes } from "../rollout/scheduler.js";
 import type { EpisodeResult } from "../rollout/types.js";
-import type { TrainConfig } from "./config.js";
+import type { LoopConfig } from "./config.js";
 import type { EpisodeSampler } from "./loop.js";
 
 export interface RolloutSamplerOptions {
@@ -13,7 +13,7 @@ export interface RolloutSamplerOptions {
   /** Answers tool calls: rehearsal (the policy), simulator (frozen model) or real (environment). */
   responder: Responder;
   judge?: Judge;
-  config: Pick<TrainConfig, "limits" | "temperature" | "concurrency" | "example_cache">;
+  config: Pick<LoopConfig, "limits" | "temperature" | "concurrency" | "example_cache">;
   /** Called as each episode finishes (progress bars). */
   onEpisode?: (done: number, total: number, last: EpisodeResult) => void;
 }

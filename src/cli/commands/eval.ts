@@ -30,26 +30,11 @@ function positiveInt(name: string) {
   };
 }
 
-interface EvalCliOptions {
+/** What commander hands the action: the bench options as flags, plus `--bench` and `--json`. */
+type EvalCliOptions = Omit<EvalOptions, "variant" | "onProgress" | "onStart"> & {
   bench: string;
-  split?: string;
-  data?: string;
-  policy?: string;
-  endpoint?: string;
-  model?: string;
-  userEndpoint?: string;
-  userModel?: string;
-  judgeEndpoint?: string;
-  judgeModel?: string;
-  apiKey?: string;
-  trials: number;
-  limit?: number;
-  maxSteps?: number;
-  maxErrors?: number;
-  concurrency: number;
-  dumpDb?: string;
   json?: boolean;
-}
+};
 
 export function register(program: Command): void {
   program

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EnvaceError } from "../../../src/core/errors.js";
-import { loadTrainConfig, parseTrainConfig } from "../../../src/train/config.js";
+import { loadTrainConfig, parseLoopConfig, parseTrainConfig } from "../../../src/train/config.js";
 
 const minimal = { worker: { init: {} }, tasks: "tasks.jsonl" };
 
@@ -95,5 +95,20 @@ describe("train config", () => {
     const dir = join(import.meta.dirname, "../../../examples");
     const c = loadTrainConfig(join(dir, "gpu-fsdp.yaml"));
     expect(c.worker).toMatchObject({ model: join(dir, "../models/Qwen3-4B"), nproc: 8, parallel: "fsdp" });
+  });
+});
+
+describe("loop config (the loop's settings without sources)", () => {
+  it("fills the same defaults as a train config and needs no worker, endpoint or tasks", () => {
+    const c = parseLoopConfig({ mode: "simulator", steps: 3 });
+    const { worker: _w, tasks: _t, ...full } = parseTrainConfig({ ...minimal, steps: 3, mode: "rehearsal" });
+    expect(c).toEqual({ ...full, mode: "simulator" });
+  });
+
+  it("refuses sources and keeps the loop's own checks", () => {
+    expect(() => parseLoopConfig({ tasks: "t.jsonl" })).toThrow(/invalid loop config: tasks: unknown field/);
+    expect(() => parseLoopConfig({ roles: { act: "frozen", rehearse: "frozen" } })).toThrow(
+      /roles: at least one/,
+    );
   });
 });
