@@ -100,6 +100,40 @@ describe("envace worker serve", () => {
     expect(out.stderr).toContain("stopping the worker");
   });
 
+  it("--nproc 2 --parallel fsdp shards the worker over two ranks; an unknown mode is refused", async () => {
+    const { corpus } = writeTinyCorpus();
+    const args = [
+      "--import",
+      "tsx",
+      "src/cli/main.ts",
+      "worker",
+      "serve",
+      "--init",
+      "tiny",
+      "--corpus",
+      corpus,
+    ];
+    const bad = spawn(process.execPath, [...args, "--nproc", "2", "--parallel", "zero3"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    bad.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    expect(await new Promise<number | null>((r) => bad.on("close", (c) => r(c)))).toBe(1);
+    expect(stderr).toMatch(/--parallel.*zero3.*(auto, ddp, fsdp|"auto", "ddp", "fsdp")/s);
+
+    const cli = spawn(
+      process.execPath,
+      [...args, "--port", "0", "--quiet", "--nproc", "2", "--parallel", "fsdp", "--", "--device", "cpu"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const { url, closed } = await serve(cli);
+    const health = (await (await fetch(`${url}/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ world_size: 2, parallel: "fsdp" });
+    cli.kill("SIGTERM");
+    expect(await closed).toBe(0);
+    await waitFor(() => pidsMentioning(corpus).length === 0, "the ranks to exit", 15_000);
+  });
+
   it("refuses contradictory model flags with INVALID_CONFIG", async () => {
     const cli = spawn(
       process.execPath,
