@@ -15,6 +15,7 @@ APIs differ across torch versions).
 """
 from __future__ import annotations
 
+import inspect
 from contextlib import contextmanager
 
 import torch
@@ -81,8 +82,6 @@ class PlainPolicy:
         self.loss_scale = float(ddp_world)
         if ddp_world > 1:
             from torch.nn.parallel import DistributedDataParallel
-
-            import inspect
 
             cuda = host.device.type == "cuda"
             # buffers (rotary tables) are constants: no need to sync them before every forward
