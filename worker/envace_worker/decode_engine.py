@@ -11,7 +11,9 @@ padded batch decoder of sampler.py, no joining).
 
 A prompt is prefilled once per request and its cache copied to the request's n rows; the prefill
 reuses the keys/values of the longest prefix shared with a recently finished sequence (PrefixCache:
-multi-turn episodes resend the whole conversation each turn). A finished
+multi-turn episodes resend the whole conversation each turn). Requests that arrive at the same step
+boundary without a cached prefix are prefilled together in one right-padded forward (admit_many):
+32 separate small prefills cost more than the decode steps that follow them. A finished
 row's slot is filled by moving the last row into it (no gather of the whole cache per step).
 
 Determinism: every row samples with its own generator (one uniform per token, as sampler.py), so a
@@ -178,6 +180,7 @@ class ContinuousEngine:
         self.prefill_tokens = 0
         self.prefix_hit_tokens = 0
         self.prefixes = PrefixCache(prefix_cache_bytes) if prefix_cache_bytes > 0 else None
+        self.prefill_batch_tokens = 8192   # padded tokens per batched prefill forward
 
     @property
     def active(self) -> int:
@@ -222,10 +225,13 @@ class ContinuousEngine:
                 x = x[0]
         return self.inner.norm(x)
 
-    def _prefill(self, prompt: list):
+    def _lookup(self, prompt: list):
+        return self.prefixes.lookup(prompt) if self.prefixes else (0, None)
+
+    def _prefill(self, prompt: list, hit=None):
         """Returns (last-position logits [V], per-layer (k, v) of shape [kvH, P, D]). Reuses the
         keys/values of the longest cached prefix (see PrefixCache) and computes only the rest."""
-        n_pre, pre_kv = self.prefixes.lookup(prompt) if self.prefixes else (0, None)
+        n_pre, pre_kv = hit if hit is not None else self._lookup(prompt)
         new = prompt[n_pre:]
         ids = torch.tensor([new], dtype=torch.long, device=self.device)
         pos = torch.arange(n_pre, len(prompt), device=self.device)[None]
@@ -244,6 +250,27 @@ class ContinuousEngine:
         self.prefix_hit_tokens += n_pre
         return self.head(h[0, -1:]).float()[0], kv
 
+    def _prefill_batch(self, prompts: list):
+        """Prefills several prompts (no cached prefix) in one forward, right-padded: causal
+        attention never lets a real token see the padding after it, so each prompt's keys, values
+        and last logits are those of its own prefill. Returns [(logits [V], kv)] in order."""
+        P = [len(p) for p in prompts]
+        ids = torch.zeros((len(prompts), max(P)), dtype=torch.long)
+        for i, p in enumerate(prompts):
+            ids[i, :P[i]] = torch.tensor(p)
+        ids = ids.to(self.device)
+        pos = torch.arange(max(P), device=self.device)[None].expand(len(prompts), -1)
+        self.cache.mode, self.cache.prefill_kv, self.cache.prefix = "prefill", [], None
+        try:
+            h = self._layers(self.inner.embed_tokens(ids), pos, None)
+        finally:
+            self.cache.mode = "decode"
+        kv_all, self.cache.prefill_kv = self.cache.prefill_kv, []
+        last = h[torch.arange(len(prompts), device=self.device), torch.tensor(P, device=self.device) - 1]
+        logits = self.head(last).float()
+        self.prefill_tokens += sum(P)
+        return [(logits[i], [(k[i, :, :P[i]], v[i, :, :P[i]]) for k, v in kv_all]) for i in range(len(prompts))]
+
     def _decode(self, tokens_B):
         B = len(self.rows)
         rows = torch.arange(B, device=self.device)
@@ -258,13 +285,71 @@ class ContinuousEngine:
         return self.head(h[:, -1]).float()
 
     # ------------------------------------------------------------------ public
-    @torch.inference_mode()
-    def admit(self, specs: list, job) -> None:
-        """Prefills the request's prompt once and adds its rows (all share specs[0].prompt_ids)."""
+    @staticmethod
+    def _shared_prompt(specs: list) -> list:
         prompt = specs[0].prompt_ids
         if any(s.prompt_ids is not prompt and s.prompt_ids != prompt for s in specs):
             raise ValueError("the rows of one request must share one prompt")
-        logits, kv = self._prefill(prompt)
+        return prompt
+
+    @torch.inference_mode()
+    def admit(self, specs: list, job) -> None:
+        """Prefills the request's prompt once and adds its rows (all share specs[0].prompt_ids)."""
+        prompt = self._shared_prompt(specs)
+        self._add_rows(specs, job, *self._prefill(prompt))
+
+    @torch.inference_mode()
+    def admit_many(self, requests: list) -> list:
+        """Admits several requests (each (specs, job)) at one step boundary. Prompts with a cached
+        prefix prefill alone (only their new tokens); the others prefill together in padded batches
+        of at most `prefill_batch_tokens` tokens, instead of one small forward each. Returns one
+        entry per request: None, or the exception that refused it (the others are admitted)."""
+        errors, prompts, hits = [None] * len(requests), [None] * len(requests), [None] * len(requests)
+        for i, (specs, _job) in enumerate(requests):
+            try:
+                prompts[i] = self._shared_prompt(specs)
+            except ValueError as e:
+                errors[i] = e
+                continue
+            hits[i] = self._lookup(prompts[i])
+        fresh = [i for i in range(len(requests)) if errors[i] is None and hits[i][0] == 0]
+        prefilled = {}
+        if len(fresh) > 1:
+            for group in self._prefill_groups(fresh, prompts):
+                try:
+                    for i, out in zip(group, self._prefill_batch([prompts[i] for i in group])):
+                        prefilled[i] = out
+                except Exception as e:  # noqa: BLE001 - refuses this group's requests, not the rest
+                    for i in group:
+                        errors[i] = e
+        for i, (specs, job) in enumerate(requests):
+            if errors[i] is not None:
+                continue
+            try:
+                out = prefilled[i] if i in prefilled else self._prefill(prompts[i], hits[i])
+                self._add_rows(specs, job, *out)
+            except Exception as e:  # noqa: BLE001
+                errors[i] = e
+        return errors
+
+    def _prefill_groups(self, idx: list, prompts: list) -> list:
+        """Indices grouped (by length, to pad little) so that each padded group stays within
+        prefill_batch_tokens; a longer prompt gets a group of its own."""
+        order = sorted(idx, key=lambda i: len(prompts[i]))
+        groups, cur, cur_len = [], [], 0
+        for i in order:
+            n = len(prompts[i])
+            if cur and max(cur_len, n) * (len(cur) + 1) > self.prefill_batch_tokens:
+                groups.append(cur)
+                cur, cur_len = [], 0
+            cur.append(i)
+            cur_len = max(cur_len, n)
+        if cur:
+            groups.append(cur)
+        return groups
+
+    def _add_rows(self, specs: list, job, logits, kv) -> None:
+        prompt = specs[0].prompt_ids
         P, n, B = len(prompt), len(specs), len(self.rows)
         budget_max = max(min(s.max_tokens, self.max_context - P) for s in specs)
         self._ensure(B + n, min(P + budget_max, self.max_context))

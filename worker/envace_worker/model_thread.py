@@ -115,14 +115,15 @@ class ModelThread:
             # admit sample requests up to the first training call (a barrier)
             was_active = eng.active
             admitted = 0
+            batch, rows = [], eng.active
             while pending and isinstance(pending[0], SampleJob) and (eng.can_join or was_active == 0):
                 job = pending[0]
-                if eng.active > 0 and eng.active + len(job.rows) > self.max_rows:
+                if rows > 0 and rows + len(job.rows) > self.max_rows:
                     break
-                pending.popleft()
-                if not self._admit(job, joining=was_active > 0):
-                    continue
-                admitted += 1
+                batch.append(pending.popleft())
+                rows += len(job.rows)
+            if batch:
+                admitted = self._admit(batch, joining=was_active > 0)
             if admitted:
                 self._count_batch(was_active, admitted)
             if eng.active > 0:
@@ -138,20 +139,35 @@ class ModelThread:
         if n > 0 and torch.get_num_threads() != n:
             torch.set_num_threads(n)
 
-    def _admit(self, job: SampleJob, joining: bool) -> bool:
+    def _admit(self, jobs: list, joining: bool) -> int:
+        """Admits jobs at one step boundary (their prompts prefilled together where the engine
+        can); a refused job gets its error, the others go on. Returns how many were admitted."""
         self._set_threads(self.sample_threads)
-        try:
-            self.engine.admit(job.rows, job)
-        except BaseException as e:  # noqa: BLE001 - reported to the request; the batch goes on
-            job.future.set_exception(e)
-            return False
-        m = self.metrics
-        self._running_jobs += 1
-        m["sample_requests"] += 1
-        m["sample_rows"] += len(job.rows)
-        if joining:
-            m["joined_running"] += 1
-        return True
+        if hasattr(self.engine, "admit_many"):
+            try:
+                errors = self.engine.admit_many([(job.rows, job) for job in jobs])
+            except BaseException as e:  # noqa: BLE001 - reported to the requests; the batch goes on
+                errors = [e] * len(jobs)
+        else:
+            errors = []
+            for job in jobs:
+                try:
+                    self.engine.admit(job.rows, job)
+                    errors.append(None)
+                except BaseException as e:  # noqa: BLE001
+                    errors.append(e)
+        m, admitted = self.metrics, 0
+        for job, err in zip(jobs, errors):
+            if err is not None:
+                job.future.set_exception(err)
+                continue
+            admitted += 1
+            self._running_jobs += 1
+            m["sample_requests"] += 1
+            m["sample_rows"] += len(job.rows)
+            if joining:
+                m["joined_running"] += 1
+        return admitted
 
     def _count_batch(self, was_active: int, admitted: int) -> None:
         m = self.metrics

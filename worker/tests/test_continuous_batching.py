@@ -84,6 +84,48 @@ def test_fast_decoder_under_lora(make_host):
     _check_engine_matches_reference(host)
 
 
+def test_requests_admitted_together_prefill_in_padded_batches_and_match_the_reference(make_host):
+    host = make_host(kl_reference=False)
+    tok, pad = host.tokenizer, host.tokenizer.pad_token_id
+    eng = ContinuousEngine(host.base, tok, host.eos_ids, host.max_context)
+    eng.prefill_batch_tokens = 80   # the three fresh prompts need two padded groups
+    groups = []
+    batch = eng._prefill_batch
+    eng._prefill_batch = lambda prompts: groups.append([len(p) for p in prompts]) or batch(prompts)
+
+    # a finished sequence in the prefix cache, which one prompt below continues
+    first = _prompt(host, "find user alice@example.com and her orders")
+    eng.admit([_spec(first, 1, 0.0, 1.0, 8)], "first")
+    done = []
+    while eng.active:
+        done += eng.step()
+    cont = first + done[0][2].token_ids[:-1] + _prompt(host, "and cancel")[1:]
+
+    prompts = {"a": _prompt(host, "cancel #W1234 please"), "b": _prompt(host, "hi " * 12),
+               "c": _prompt(host, "refund the gift card order"), "cont": cont}
+    specs = {k: [_spec(p, 10 + j, 0.9, 0.95, 16), _spec(p, 20 + j, 0.0, 1.0, 16)]
+             for j, (k, p) in enumerate(prompts.items())}
+    bad = [_spec(prompts["a"], 1), _spec(prompts["b"], 2)]   # rows of one request, two prompts
+    order = ["a", "bad", "b", "c", "cont"]
+    errors = eng.admit_many([(bad if k == "bad" else specs[k], k) for k in order])
+    assert [type(e).__name__ if e else None for e in errors] == [None, "ValueError", None, None, None]
+    assert sorted(len(g) for g in groups) == [1, 2] and eng.prefix_hit_tokens >= 16   # batched + cached
+    out = {}
+    while eng.active:
+        for job, i, r in eng.step():
+            out[(job, i)] = r
+    assert set(out) == {(k, i) for k in prompts for i in (0, 1)}
+    for j, (k, p) in enumerate(prompts.items()):
+        refs = generate(host.base, tok, [_spec(p, 10 + j, 0.9, 0.95, 16), _spec(p, 20 + j, 0.0, 1.0, 16)],
+                        host.eos_ids, pad, host.max_context)
+        for i, ref in enumerate(refs):
+            got = out[(k, i)]
+            assert got.token_ids == ref.token_ids and got.finish_reason == ref.finish_reason, (k, i)
+            assert max(abs(x - y) for x, y in zip(got.logprobs, ref.logprobs)) < 1e-5
+            tf = _teacher_forced(host, p, got.token_ids, specs[k][i].temperature or 1.0)
+            assert max(abs(x - y) for x, y in zip(got.logprobs, tf)) < 1e-4
+
+
 class GatedEngine:
     """Fake engine: each admitted row finishes after `steps` steps; step 1 waits for a gate."""
 
