@@ -28,6 +28,19 @@ function workerPids(corpus: string): number[] {
   });
 }
 
+/** `node` arguments of `envace worker serve` on a tiny model (run from the sources with tsx). */
+const serveTiny = (corpus: string): string[] => [
+  "--import",
+  "tsx",
+  "src/cli/main.ts",
+  "worker",
+  "serve",
+  "--init",
+  "tiny",
+  "--corpus",
+  corpus,
+];
+
 /** Runs the CLI until it prints its listening line; returns the URL and the output so far. */
 async function serve(cli: ChildProcessByStdio<null, Readable, Readable>) {
   const out = { stdout: "", stderr: "" };
@@ -49,26 +62,9 @@ async function serve(cli: ChildProcessByStdio<null, Readable, Readable>) {
 describe("envace worker serve", () => {
   it("prints the listening line, serves, and exits 0 on SIGTERM leaving no worker behind", async () => {
     const { corpus } = writeTinyCorpus();
-    const cli = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "src/cli/main.ts",
-        "worker",
-        "serve",
-        "--init",
-        "tiny",
-        "--corpus",
-        corpus,
-        "--port",
-        "0",
-        "--quiet",
-      ],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const cli = spawn(process.execPath, [...serveTiny(corpus), "--port", "0", "--quiet"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const { url, out, closed } = await serve(cli);
     const pids = workerPids(corpus);
     expect(pids).toHaveLength(1);
@@ -102,17 +98,7 @@ describe("envace worker serve", () => {
 
   it("--nproc 2 --parallel fsdp shards the worker over two ranks; an unknown mode is refused", async () => {
     const { corpus } = writeTinyCorpus();
-    const args = [
-      "--import",
-      "tsx",
-      "src/cli/main.ts",
-      "worker",
-      "serve",
-      "--init",
-      "tiny",
-      "--corpus",
-      corpus,
-    ];
+    const args = serveTiny(corpus);
     const bad = spawn(process.execPath, [...args, "--nproc", "2", "--parallel", "zero3"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
