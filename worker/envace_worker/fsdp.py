@@ -19,7 +19,7 @@ from contextlib import contextmanager
 import torch
 import torch.distributed as dist
 
-from .policy import TargetLogprobs
+from .policy import TargetLogprobs, load_named_optimizer_state, named_optimizer_state
 
 
 def _fully_shard():
@@ -109,11 +109,18 @@ class ShardedPolicy:
         """The whole optimizer state keyed by parameter name, on rank 0 (a collective: every rank calls it)."""
         from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
 
+        if not opt.state:
+            # before the first step torch's API would create the state by taking a zero-lr step,
+            # so that Adam's step count (its bias correction) would run one ahead of a single process
+            return named_optimizer_state(self.module, opt)
         return get_optimizer_state_dict(self.module, opt,
                                         options=StateDictOptions(full_state_dict=True, cpu_offload=True))
 
     def load_optimizer_state(self, opt, named: dict) -> None:
         from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
 
+        if not named["state"]:   # saved before any step (same reason as above)
+            load_named_optimizer_state(self.module, opt, named)
+            return
         set_optimizer_state_dict(self.module, opt, optim_state_dict=named,
                                  options=StateDictOptions(full_state_dict=True))

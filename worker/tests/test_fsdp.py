@@ -160,6 +160,19 @@ def test_checkpoints_move_between_one_process_and_fsdp(tiny_dir, tmp_path):
     _assert_same_weights(straight["w"], last["w"])
 
 
+def test_a_checkpoint_saved_before_any_step_resumes_the_same_under_fsdp(tiny_dir, tmp_path):
+    """Adam's bias correction counts steps: saving (or loading) an optimizer that has not stepped
+    yet must not create state, or FSDP's first real step would be Adam's second."""
+    a = str(tmp_path / "a")
+    steps = [("fb", 0), ("step",), ("fb", 1), ("step",)]
+    one = _one_process(tiny_dir, [("save", a)] + steps, str(tmp_path / "one.pt"))
+    saved = _two_processes(tiny_dir, [("save", str(tmp_path / "b"))] + steps, str(tmp_path / "saved.pt"))[0]
+    _assert_same_weights(one["w"], saved["w"])
+    loaded = _two_processes(tiny_dir, [("fb", 2), ("step",), ("load", a)] + steps, str(tmp_path / "loaded.pt"))[0]
+    assert loaded["results"][2]["step"] == 0   # the load took the run back to before its first step
+    _assert_same_weights(one["w"], loaded["w"])
+
+
 def test_fsdp_nonfinite_loss_on_one_rank_skips_the_step_without_hanging(tiny_dir, tmp_path):
     two, _ = _two_processes(tiny_dir, [("fb", 0, True), ("step",), ("fb", 1), ("step",)], str(tmp_path / "nan.pt"))
     fb, skipped, _, stepped = two["results"]
