@@ -21,7 +21,7 @@ export interface StartWorkerOptions extends WorkerModelOptions {
   python?: string;
   /**
    * Data-parallel processes (default 1). Above 1 the worker runs under torchrun: gloo on CPU,
-   * NCCL on GPU; rank 0 serves HTTP.
+   * NCCL on GPU; rank 0 serves HTTP; `parallel` picks ddp or fsdp.
    */
   nproc?: number;
   /** Extra environment variables for the worker. */

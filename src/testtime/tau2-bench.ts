@@ -13,7 +13,7 @@ import { runTau2, selectTasks, type Tau2TrialResult } from "../bench/tau2/run-ta
 import { rehearsalFromFlags, type RehearsalEvalFlags } from "./eval-flags.js";
 import { openEvalModel } from "./eval-model.js";
 import { guardTau2, RehearsingTau2Agent } from "./tau2-agent.js";
-import { addRehearsalStats, emptyRehearsalStats } from "./types.js";
+import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "./types.js";
 
 /**
  * `tau2:<domain>` with test-time rehearsal and `--checkpoint`: without them it is the τ² runner
@@ -78,18 +78,7 @@ export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoade
         ...summary,
         success_rate: results.filter((r) => r.success).length / n,
         real_calls: results.reduce((k, r) => k + r.real_calls, 0),
-        rehearsal: {
-          mode: rehearsal.mode,
-          n: all.n,
-          memory: all.memory,
-          scope: all.scope,
-          real_calls_during_rehearsal: all.realCallsDuringRehearsal,
-          user_calls_during_rehearsal: all.userCallsDuringRehearsal,
-          tokens: all.tokens,
-          calls: all.calls,
-          attempts: all.attempts,
-          tokens_per_task: all.tokens.total / n,
-        },
+        rehearsal: rehearsalReport(all, results.length),
         results,
       };
     },

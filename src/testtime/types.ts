@@ -114,3 +114,33 @@ export function addRehearsalStats(a: RehearsalStats, b: RehearsalStats): Rehears
   a.userCallsDuringRehearsal += b.userCallsDuringRehearsal;
   return a;
 }
+
+/** A bench summary's `rehearsal` field (snake_case, as `--json` prints it). */
+export interface RehearsalReport {
+  mode: RehearsalOptions["mode"];
+  n: number;
+  memory: string;
+  scope: string;
+  real_calls_during_rehearsal: number;
+  user_calls_during_rehearsal: number;
+  tokens: RehearsalStats["tokens"];
+  calls: RehearsalStats["calls"];
+  attempts: number;
+  tokens_per_task: number;
+}
+
+/** The summed stats of a run of `episodes` trials as a bench summary reports them. */
+export function rehearsalReport(total: RehearsalStats, episodes: number): RehearsalReport {
+  return {
+    mode: total.mode,
+    n: total.n,
+    memory: total.memory,
+    scope: total.scope,
+    real_calls_during_rehearsal: total.realCallsDuringRehearsal,
+    user_calls_during_rehearsal: total.userCallsDuringRehearsal,
+    tokens: total.tokens,
+    calls: total.calls,
+    attempts: total.attempts,
+    tokens_per_task: total.tokens.total / Math.max(1, episodes),
+  };
+}

@@ -176,7 +176,6 @@ class Worker:
 
     def __init__(self, host, commands, model_thread_factory, world: int = 1, prefix_cache_mb: int = 128):
         self.host, self.commands, self.world = host, commands, world
-        self.parallel = commands.trainer.policy.mode
         self.tok = host.tokenizer
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else host.eos_ids[0]
         self.engine = make_engine(host.base, self.tok, host.eos_ids, self.pad_id, host.max_context,
@@ -308,7 +307,8 @@ def create_app(worker: Worker, max_body_bytes: int = 64 << 20) -> FastAPI:
     @app.get("/health")
     async def health():
         return {"status": "ok", "model": worker.host.name, "step": worker.commands.trainer.step,
-                "world_size": worker.world, "parallel": worker.parallel, "lora": worker.host.lora, "metrics": dict(worker.thread.metrics)}
+                "world_size": worker.world, "parallel": worker.commands.trainer.policy.mode,
+                "lora": worker.host.lora, "metrics": dict(worker.thread.metrics)}
 
     @app.get("/v1/models")
     async def models():

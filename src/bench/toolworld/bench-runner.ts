@@ -1,4 +1,5 @@
 import { EnvaceError } from "../../core/errors.js";
+import { mapConcurrent } from "../../core/map-concurrent.js";
 import type { Task } from "../../core/task.js";
 import {
   createToolworldEnv,
@@ -11,8 +12,8 @@ import { runEpisodeWithRehearsal, type RehearsalEpisodeResult } from "../../test
 import {
   addRehearsalStats,
   emptyRehearsalStats,
-  type RehearsalOptions,
-  type RehearsalStats,
+  rehearsalReport,
+  type RehearsalReport,
 } from "../../testtime/types.js";
 import { passHatKs } from "../pass-hat-k.js";
 import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
@@ -39,18 +40,7 @@ export interface ToolworldTrialResult {
 export interface ToolworldSummary extends BenchSummary {
   success_rate: number;
   real_calls: number;
-  rehearsal: {
-    mode: RehearsalOptions["mode"];
-    n: number;
-    memory: string;
-    scope: string;
-    real_calls_during_rehearsal: number;
-    user_calls_during_rehearsal: number;
-    tokens: RehearsalStats["tokens"];
-    calls: RehearsalStats["calls"];
-    attempts: number;
-    tokens_per_task: number;
-  };
+  rehearsal: RehearsalReport;
   results: ToolworldTrialResult[];
 }
 
@@ -114,15 +104,13 @@ export function toolworldBenchRunner(): ToolworldBenchRunner {
       const jobs = tasks.flatMap((task) => Array.from({ length: o.trials }, (_, trial) => ({ task, trial })));
       const source = await policySource(o);
       o.onStart?.(jobs.length);
-      const results: ToolworldTrialResult[] = new Array(jobs.length);
       const total = emptyRehearsalStats(rehearsal);
-      let next = 0;
-      let done = 0;
+      let results: ToolworldTrialResult[];
       try {
-        const worker = async () => {
-          while (next < jobs.length) {
-            const i = next++;
-            const { task, trial } = jobs[i]!;
+        results = await mapConcurrent(
+          jobs,
+          o.concurrency,
+          async ({ task, trial }) => {
             const ep = await runEpisodeWithRehearsal(task, {
               policy: source.forTask(task),
               envFactory: (t) => createToolworldEnv(t),
@@ -132,11 +120,10 @@ export function toolworldBenchRunner(): ToolworldBenchRunner {
               ...(o.maxSteps !== undefined ? { maxAssistantTurns: o.maxSteps } : {}),
             });
             addRehearsalStats(total, ep.rehearsal);
-            results[i] = toResult(ep, trial);
-            o.onProgress?.(++done, jobs.length);
-          }
-        };
-        await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, jobs.length)) }, worker));
+            return toResult(ep, trial);
+          },
+          (_r, _i, done) => o.onProgress?.(done, jobs.length),
+        );
       } finally {
         await source.close();
       }
@@ -150,18 +137,7 @@ export function toolworldBenchRunner(): ToolworldBenchRunner {
         reward_mean: results.reduce((s, r) => s + r.reward, 0) / n,
         success_rate: results.filter((r) => r.success).length / n,
         real_calls: results.reduce((s, r) => s + r.real_calls, 0),
-        rehearsal: {
-          mode: rehearsal.mode,
-          n: total.n,
-          memory: total.memory,
-          scope: total.scope,
-          real_calls_during_rehearsal: total.realCallsDuringRehearsal,
-          user_calls_during_rehearsal: total.userCallsDuringRehearsal,
-          tokens: total.tokens,
-          calls: total.calls,
-          attempts: total.attempts,
-          tokens_per_task: total.tokens.total / n,
-        },
+        rehearsal: rehearsalReport(total, results.length),
         results,
       };
     },

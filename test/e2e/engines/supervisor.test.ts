@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startWorker, type StartWorkerOptions, type WorkerProcess } from "../../../src/engines/index.js";
 import { isEnvaceError } from "../../../src/core/errors.js";
 import { writeFakeWorker } from "./fake-worker.js";
-import { isAlive, waitFor } from "./corpus.js";
+import { isAlive, waitFor } from "../processes.js";
 
 // The supervisor against a stdlib stand-in for the worker: fast, and able to misbehave on cue.
 const python = "python3";

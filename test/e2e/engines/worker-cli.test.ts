@@ -1,22 +1,9 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { isAlive, waitFor, writeTinyCorpus } from "./corpus.js";
-
-/** Pids of processes whose command line mentions `needle` (Linux /proc). */
-function pidsMentioning(needle: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(needle)) out.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
+import { isAlive, pidsMentioning, waitFor } from "../processes.js";
+import { writeTinyCorpus } from "./corpus.js";
 
 function workerPids(corpus: string): number[] {
   return pidsMentioning(corpus).filter((pid) => {

@@ -1,23 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { startWorker } from "../../../src/engines/index.js";
-import { waitFor, writeTinyCorpus } from "./corpus.js";
-
-/** Pids of live processes whose command line mentions `needle` (Linux /proc). */
-function pidsMentioning(needle: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
-      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(needle)) out.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
+import { pidsMentioning, waitFor } from "../processes.js";
+import { writeTinyCorpus } from "./corpus.js";
 
 it("runs data-parallel under torchrun with nproc 2, and stop() takes every rank down", async () => {
   const { corpus } = writeTinyCorpus();

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker, type WorkerProcess, type WorkerClient } from "../../../src/engines/index.js";
 import { isEnvaceError } from "../../../src/core/errors.js";
 import type { Message } from "../../../src/core/messages.js";
-import { isAlive, waitFor, writeTinyCorpus } from "./corpus.js";
+import { isAlive, waitFor } from "../processes.js";
+import { writeTinyCorpus } from "./corpus.js";
 
 // One real worker (tiny model, trained tokenizer) shared by the tests of this file.
 let worker: WorkerProcess;

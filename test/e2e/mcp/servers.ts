@@ -8,13 +8,3 @@ export const FILESYSTEM_SERVER = join(
 );
 export const MEMORY_SERVER = join(root, "node_modules/@modelcontextprotocol/server-memory/dist/index.js");
 export const REPO_ROOT = root;
-
-/** True while a process with this pid exists. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -11,7 +11,8 @@ import {
   recordingEnvironment,
   type McpEnvironment,
 } from "../../../src/envs/mcp/index.js";
-import { FILESYSTEM_SERVER, isAlive, MEMORY_SERVER } from "./servers.js";
+import { isAlive } from "../processes.js";
+import { FILESYSTEM_SERVER, MEMORY_SERVER } from "./servers.js";
 
 let dir: string;
 let env: McpEnvironment | undefined;

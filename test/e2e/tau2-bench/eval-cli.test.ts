@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startMockOpenAIServer } from "../../../src/testing/index.js";
+import { createTaskAgentReply, evalCreateTaskArgs, startCreateTaskUser } from "./mock-create-task.js";
 
 function envace(...args: string[]) {
   const r = spawnSync("npx", ["tsx", "src/cli/main.ts", "eval", ...args], {
@@ -133,44 +134,13 @@ describe("envace eval --bench tau2:*", () => {
   });
 
   it("--endpoint/--user-endpoint: an LLM agent and user simulator over OpenAI-compatible servers", async () => {
-    const agent = await startMockOpenAIServer({
-      handler: (_b, { index }) =>
-        index === 0
-          ? {
-              content: null,
-              toolCalls: [
-                { name: "create_task", arguments: { user_id: "user_1", title: "Important Meeting" } },
-              ],
-            }
-          : "Created the task Important Meeting.",
-    });
-    const user = await startMockOpenAIServer({
-      handler: (_b, { index }) =>
-        index === 0 ? "Please create a task called Important Meeting for user_1." : "###STOP###",
-    });
+    const agent = await startMockOpenAIServer({ handler: createTaskAgentReply });
+    const user = await startCreateTaskUser();
     try {
-      const { stdout } = await promisify(execFile)(
-        "npx",
-        [
-          "tsx",
-          "src/cli/main.ts",
-          "eval",
-          "--bench",
-          "tau2:mock",
-          "--limit",
-          "1",
-          "--json",
-          "--endpoint",
-          agent.baseURL,
-          "--model",
-          "agent",
-          "--user-endpoint",
-          user.baseURL,
-          "--user-model",
-          "user",
-        ],
-        { encoding: "utf8", timeout: 300_000 },
-      );
+      const { stdout } = await promisify(execFile)("npx", evalCreateTaskArgs(agent.baseURL, user.baseURL), {
+        encoding: "utf8",
+        timeout: 300_000,
+      });
       const s = JSON.parse(stdout) as Summary;
       expect(s.results[0]).toMatchObject({ task_id: "create_task_1", reward: 1, termination: "user_stop" });
       expect(agent.requests).toHaveLength(2);

@@ -3,23 +3,22 @@ import { promisify } from "node:util";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startMockOpenAIServer, type MockChatBody, type MockReply } from "../../../src/testing/index.js";
+import {
+  createTaskAgentReply,
+  evalCreateTaskArgs,
+  startCreateTaskUser,
+} from "../tau2-bench/mock-create-task.js";
 
 const root = resolve(import.meta.dirname, "../../..");
 const isRehearse = (b: MockChatBody) => (b.messages[0]?.content ?? "").startsWith("You are a tool simulator");
 const isCommitted = (b: MockChatBody) =>
   (b.messages[0]?.content ?? "").includes("Before acting you rehearsed");
 
-/** The agent model: creates the task when the user asks, then confirms; plays create_task when rehearsing. */
+/** The agent model of create_task_1; when rehearsing, it plays create_task's response. */
 function agentHandler(b: MockChatBody): MockReply {
   if (isRehearse(b))
     return '<execution_result>\n{"task_id": "task_2", "title": "Important Meeting", "status": "pending"}\n</execution_result>';
-  const last = b.messages[b.messages.length - 1]!;
-  if (last.role === "user")
-    return {
-      content: null,
-      toolCalls: [{ name: "create_task", arguments: { user_id: "user_1", title: "Important Meeting" } }],
-    };
-  return "Created the task Important Meeting.";
+  return createTaskAgentReply(b);
 }
 
 describe("envace eval --bench tau2:mock --rehearsal (mock agent and user endpoints)", () => {
@@ -30,35 +29,11 @@ describe("envace eval --bench tau2:mock --rehearsal (mock agent and user endpoin
     "%s --memory %s: commits once, reports rehearsal cost, no real or user call while rehearsing",
     async (spec, memory) => {
       const agent = await startMockOpenAIServer({ handler: agentHandler });
-      const user = await startMockOpenAIServer({
-        handler: (_b, { index }) =>
-          index === 0 ? "Please create a task called Important Meeting for user_1." : "###STOP###",
-      });
+      const user = await startCreateTaskUser();
       try {
         const { stdout } = await promisify(execFile)(
           "npx",
-          [
-            "tsx",
-            "src/cli/main.ts",
-            "eval",
-            "--bench",
-            "tau2:mock",
-            "--limit",
-            "1",
-            "--json",
-            "--endpoint",
-            agent.baseURL,
-            "--model",
-            "agent",
-            "--user-endpoint",
-            user.baseURL,
-            "--user-model",
-            "user",
-            "--rehearsal",
-            spec,
-            "--memory",
-            memory,
-          ],
+          [...evalCreateTaskArgs(agent.baseURL, user.baseURL), "--rehearsal", spec, "--memory", memory],
           { cwd: root, encoding: "utf8", timeout: 300_000 },
         );
         const s = JSON.parse(stdout) as {
