@@ -1,24 +1,21 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OpenAIChatModel } from "../../../src/engines/openai-chat-model.js";
 import { EndpointPool } from "../../../src/engines/endpoint-pool.js";
 import { llmJudge } from "../../../src/reward/index.js";
 import { isRehearsalRequest, rehearsalResponder, runEpisode } from "../../../src/rollout/index.js";
-import { startMockOpenAIServer, type MockOpenAIServer } from "../../../src/testing/index.js";
+import type { MockOpenAIServer } from "../../../src/testing/index.js";
 import { call, orderTask, result } from "../../unit/rollout/fixtures.js";
+import { mockServersClosedAfterEach } from "../../mock-servers.js";
 
-const servers: MockOpenAIServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const start = mockServersClosedAfterEach();
 
 const judgedTask = () =>
   orderTask({ user_turns: ["Where is order A1?"], checklists: [[[{ question: "Was the agent polite?" }]]] });
 
 describe("rollout against an OpenAI-compatible endpoint", () => {
   it("a judge endpoint answering 502 is retried with exponential backoff, then the episode is masked", async () => {
-    const policySrv = await startMockOpenAIServer({ handler: () => "Hello! A1 is pending." });
-    const judgeSrv = await startMockOpenAIServer({ failures: () => 502 });
-    servers.push(policySrv, judgeSrv);
+    const policySrv = await start({ handler: () => "Hello! A1 is pending." });
+    const judgeSrv = await start({ failures: () => 502 });
     const policy = new OpenAIChatModel({
       baseURL: policySrv.baseURL,
       model: "p",
@@ -53,13 +50,12 @@ describe("rollout against an OpenAI-compatible endpoint", () => {
   });
 
   it("a judge that recovers after a 502 scores the episode", async () => {
-    const policySrv = await startMockOpenAIServer({ handler: () => "Hello!" });
-    const judgeSrv = await startMockOpenAIServer({
+    const policySrv = await start({ handler: () => "Hello!" });
+    const judgeSrv = await start({
       failures: { 0: 502 },
       handler: () =>
         '{"understanding":"","analysis_of_pass_condition":"","analysis_of_failure_examples":"","answer":true}',
     });
-    servers.push(policySrv, judgeSrv);
     const policy = new OpenAIChatModel({ baseURL: policySrv.baseURL, model: "p", maxRetries: 0 });
     const judge = llmJudge(new OpenAIChatModel({ baseURL: judgeSrv.baseURL, model: "j", maxRetries: 0 }), {
       baseDelayMs: 10,
@@ -75,9 +71,8 @@ describe("rollout against an OpenAI-compatible endpoint", () => {
       if (isRehearsalRequest(msgs)) return result({ status: "pending" });
       return body.messages.at(-1)!.role === "tool" ? "A1 is pending." : call("get_order", { order_id: "A1" });
     };
-    const down = await startMockOpenAIServer({ failures: () => 503 });
-    const up = await startMockOpenAIServer({ handler });
-    servers.push(down, up);
+    const down = await start({ failures: () => 503 });
+    const up = await start({ handler });
     const mk = (s: MockOpenAIServer) =>
       new OpenAIChatModel({ baseURL: s.baseURL, model: "p", maxRetries: 0, returnTokenIds: true });
     const pool = new EndpointPool([mk(down), mk(up)], { maxInFlight: 4, baseDelayMs: 5 });

@@ -1,17 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { EndpointPool, OpenAIChatModel, backoffDelay } from "../../../src/engines/index.js";
 import { isEnvaceError } from "../../../src/core/errors.js";
-import { startMockOpenAIServer, type MockOpenAIServer } from "../../../src/testing/index.js";
+import type { MockOpenAIServer } from "../../../src/testing/index.js";
+import { mockServersClosedAfterEach } from "../../mock-servers.js";
 
-const servers: MockOpenAIServer[] = [];
-const start = async (...a: Parameters<typeof startMockOpenAIServer>) => {
-  const s = await startMockOpenAIServer(...a);
-  servers.push(s);
-  return s;
-};
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const start = mockServersClosedAfterEach();
 const endpoint = (s: { baseURL: string }) =>
   new OpenAIChatModel({ baseURL: s.baseURL, model: "m", maxRetries: 0 });
 const ask = { messages: [{ role: "user" as const, content: "hi" }] };
@@ -89,7 +82,6 @@ describe("EndpointPool", () => {
     const dead = await start();
     const deadURL = dead.baseURL;
     await dead.close();
-    servers.splice(servers.indexOf(dead), 1);
     const hung = await start({ failures: () => "hang" });
     const good = await start();
     const pool = new EndpointPool(

@@ -1,16 +1,8 @@
 import OpenAI from "openai";
-import { afterEach, describe, expect, it } from "vitest";
-import { startMockOpenAIServer, type MockOpenAIServer } from "../../../src/testing/index.js";
+import { describe, expect, it } from "vitest";
+import { mockServersClosedAfterEach } from "../../mock-servers.js";
 
-const servers: MockOpenAIServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-const start = async (...a: Parameters<typeof startMockOpenAIServer>) => {
-  const s = await startMockOpenAIServer(...a);
-  servers.push(s);
-  return s;
-};
+const start = mockServersClosedAfterEach();
 
 describe("startMockOpenAIServer", () => {
   it("speaks /v1/models and /v1/chat/completions to the official client, n choices included", async () => {
@@ -98,7 +90,6 @@ describe("startMockOpenAIServer", () => {
     });
     while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     await server.close();
-    servers.length = 0;
     await expect(p).rejects.toThrow();
   });
 });

@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { OpenAIChatModel } from "../../../src/engines/index.js";
 import { isEnvaceError } from "../../../src/core/errors.js";
-import { startMockOpenAIServer, type MockOpenAIServer } from "../../../src/testing/index.js";
+import { mockServersClosedAfterEach } from "../../mock-servers.js";
 
-const servers: MockOpenAIServer[] = [];
-const start = async (...a: Parameters<typeof startMockOpenAIServer>) => {
-  const s = await startMockOpenAIServer(...a);
-  servers.push(s);
-  return s;
-};
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const start = mockServersClosedAfterEach();
 
 describe("OpenAIChatModel", () => {
   it("sends the converted request and reads text, token ids, prompt ids and logprobs", async () => {
@@ -111,7 +103,6 @@ describe("OpenAIChatModel", () => {
     const dead = await start();
     const deadURL = dead.baseURL;
     await dead.close();
-    servers.splice(servers.indexOf(dead), 1);
     const m1 = new OpenAIChatModel({ baseURL: deadURL, model: "m", maxRetries: 0 });
     const e1 = await m1.chat({ messages: [{ role: "user", content: "x" }] }).catch((e: unknown) => e);
     expect(isEnvaceError(e1, "ENDPOINT_ERROR")).toBe(true);

@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OpenAIChatModel } from "../../../src/engines/openai-chat-model.js";
-import { startMockOpenAIServer, type MockOpenAIServer, type MockReply } from "../../../src/testing/index.js";
+import type { MockOpenAIServer, MockReply } from "../../../src/testing/index.js";
 import { LLMAgent } from "../../../src/bench/tau2/llm-agent.js";
 import { goldAgent, noopAgent } from "../../../src/bench/tau2/oracle-agents.js";
 import { runEpisode } from "../../../src/bench/tau2/run-episode.js";
@@ -11,19 +11,12 @@ import { runTau2 } from "../../../src/bench/tau2/run-tau2.js";
 import { LLMUserSimulator, scriptedUser } from "../../../src/bench/tau2/user-simulator.js";
 import type { Tau2Agent } from "../../../src/bench/tau2/agent.js";
 import { fakeDomain, fakeTask } from "./fake-domain.js";
+import { mockServersClosedAfterEach } from "../../mock-servers.js";
 
-const servers: MockOpenAIServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const start = mockServersClosedAfterEach();
 
-async function scripted(replies: MockReply[]): Promise<MockOpenAIServer> {
-  const s = await startMockOpenAIServer({
-    handler: (_b, { index }) => replies[Math.min(index, replies.length - 1)]!,
-  });
-  servers.push(s);
-  return s;
-}
+const scripted = (replies: MockReply[]): Promise<MockOpenAIServer> =>
+  start({ handler: (_b, { index }) => replies[Math.min(index, replies.length - 1)]! });
 const modelOf = (s: MockOpenAIServer, name: string) =>
   new OpenAIChatModel({ baseURL: s.baseURL, model: name, maxRetries: 0 });
 
@@ -189,8 +182,7 @@ describe("τ² loop with an LLM agent and an LLM user simulator", () => {
   });
 
   it("records a dead agent endpoint as an infrastructure error, not a 0 from the agent", async () => {
-    const dead = await startMockOpenAIServer({ failures: () => 502 });
-    servers.push(dead);
+    const dead = await start({ failures: () => 502 });
     const r = await runTau2({
       bench: "fake",
       domain: fakeDomain([task]),

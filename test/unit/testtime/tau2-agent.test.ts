@@ -1,73 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { EnvaceError } from "../../../src/core/errors.js";
-import type { ToolCall } from "../../../src/core/messages.js";
-import type { ToolResult, ToolSchema } from "../../../src/core/tools.js";
-import type { Tau2DomainLike, Tau2EnvLike } from "../../../src/bench/tau2/env-port.js";
 import { runTau2 } from "../../../src/bench/tau2/run-tau2.js";
 import type { Tau2TaskView } from "../../../src/bench/tau2/types.js";
 import type { Tau2UserSimulator } from "../../../src/bench/tau2/user-simulator.js";
 import { guardTau2, RehearsingTau2Agent } from "../../../src/testtime/index.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
+import { fakeDomain, fakeTask } from "../tau2-bench/fake-domain.js";
 import { call, result } from "./fixtures.js";
 
-const TOOLS: ToolSchema[] = [
-  {
-    name: "set_value",
-    description: "Set a key",
-    parameters: {
-      type: "object",
-      properties: { key: { type: "string" }, value: { type: "integer" } },
-      required: ["key", "value"],
-    },
-  },
-];
-
-class KvEnv implements Tau2EnvLike {
-  db: Record<string, number> = {};
-  log: ToolCall[] = [];
-  tools() {
-    return TOOLS;
-  }
-  async call(c: ToolCall): Promise<ToolResult> {
-    this.log.push(c);
-    if (c.name !== "set_value") return { ok: false, error: new EnvaceError("TOOL_NOT_AVAILABLE", "no") };
-    this.db[String(c.arguments.key)] = Number(c.arguments.value);
-    return { ok: true, content: `set ${String(c.arguments.key)}` };
-  }
-  snapshot() {
-    return this.db;
-  }
-  dumpDb() {
-    return { ...this.db };
-  }
-  hash() {
-    return JSON.stringify(this.db);
-  }
-}
-
-function domain(tasks: Tau2TaskView[]): Tau2DomainLike & { envs: KvEnv[] } {
-  const envs: KvEnv[] = [];
-  return {
-    name: "kv",
-    policy: "Set values when asked.",
-    tasks,
-    splits: {},
-    envs,
-    createEnv() {
-      const e = new KvEnv();
-      envs.push(e);
-      return e;
-    },
-  };
-}
-
-const task = (id: string): Tau2TaskView => ({
-  id,
-  evaluation_criteria: {
+const task = (id: string): Tau2TaskView =>
+  fakeTask(id, {
     actions: [{ name: "set_value", arguments: { key: "a", value: 5 } }],
     reward_basis: ["ACTION"],
-  },
-});
+  });
 
 /** Asks once, then stops; counts every call it gets. */
 function countingUser(): Tau2UserSimulator & { calls: number } {
@@ -102,7 +46,7 @@ describe("RehearsingTau2Agent in the τ² loop", () => {
         rehearse: [result({ ok: true, key: "a" })],
         repeatLast: true,
       });
-      const d = domain([task("t1"), task("t2")]);
+      const d = fakeDomain([task("t1"), task("t2")]);
       const rawUser = countingUser();
       const guarded = guardTau2(d, rawUser);
       const agent = new RehearsingTau2Agent(policy, {
@@ -128,7 +72,10 @@ describe("RehearsingTau2Agent in the τ² loop", () => {
       // the user simulator was asked exactly twice per episode (the request and the stop)
       expect(rawUser.calls).toBe(4);
       // the episodes' environments (the first two made; the evaluator makes more to replay) saw exactly the committed call
-      expect(d.envs.slice(0, 2).map((e) => e.log.map((c) => c.name))).toEqual([["set_value"], ["set_value"]]);
+      expect(d.envs.slice(0, 2).map((e) => e.calls.map((c) => c.name))).toEqual([
+        ["set_value"],
+        ["set_value"],
+      ]);
       // the committed actor saw the memory in its system message
       const committed = policy
         .callsFor("act")
