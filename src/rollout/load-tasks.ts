@@ -24,8 +24,12 @@ export function parseTasks(text: string, source = "<tasks>"): Task[] {
     const parsed = TaskZ.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      const field = issue.path.length > 0 ? issue.path.join(".") : "(task)";
-      throw new EnvaceError("INVALID_TASK_FILE", `${where}: field ${field}: ${issue.message}`, {
+      // An unknown key is reported on its parent object: name the key itself.
+      const path =
+        issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : [...issue.path];
+      const field = path.length > 0 ? path.join(".") : "(task)";
+      const message = issue.code === "unrecognized_keys" ? "unknown field" : issue.message;
+      throw new EnvaceError("INVALID_TASK_FILE", `${where}: field ${field}: ${message}`, {
         line: i + 1,
         field,
         issues: parsed.error.issues,

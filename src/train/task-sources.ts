@@ -15,5 +15,5 @@ export async function loadTaskSource(source: TaskSource): Promise<Task[]> {
 
 /** Toolworld domains a source uses (for the tiny model's whole-token vocabulary), or none. */
 export function toolworldDomainsOf(tasks: readonly Task[]): string[] {
-  return [...new Set(tasks.filter((t) => t.env?.kind === "toolworld").map((t) => t.env!.domain ?? t.domain))];
+  return [...new Set(tasks.flatMap((t) => (t.env?.kind === "toolworld" ? [t.env.domain ?? t.domain] : [])))];
 }

@@ -48,7 +48,7 @@ describe("toolworld scripted solver", () => {
     const task = generateTasks({ domain: "calendar", seed: 4, count: 1, split: "heldout" })[0] as Task;
     const seed = (task.env as unknown as { seed: number }).seed;
     expect(createToolworldEnv(task).hash()).toBe(createToolworldEnv({ domain: "calendar", seed }).hash());
-    const wrong = { ...task, env: { kind: "tau2", domain: "retail" } };
+    const wrong = { ...task, env: { kind: "tau2" as const, domain: "retail" } };
     try {
       createToolworldEnv(wrong);
       expect.unreachable();
