@@ -1,8 +1,8 @@
 import { EnvaceError } from "../core/errors.js";
 import type { ChatModel } from "../core/model.js";
-import { stripThink } from "../core/tool-call-text.js";
 import { backoffDelay, sleep } from "./backoff.js";
 import { buildJudgePrompt, VERDICT_SCHEMA } from "./judge-prompt.js";
+import { parseVerdict } from "./parse-verdict.js";
 import type { Judge, JudgeInput, StandardVerdict } from "./types.js";
 
 export interface LlmJudgeOptions {
@@ -17,19 +17,7 @@ export interface LlmJudgeOptions {
   onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
 }
 
-/** Reads the verdict; anything but a JSON object with a boolean `answer` is a parse error. */
-export function parseVerdict(text: string): StandardVerdict {
-  let body = stripThink(text).trim();
-  const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/.exec(body);
-  if (fenced) body = fenced[1]!;
-  try {
-    const v = JSON.parse(body) as { answer?: unknown };
-    if (typeof v === "object" && v !== null && typeof v.answer === "boolean") return { passed: v.answer };
-  } catch {
-    // falls through
-  }
-  return { passed: false, parseError: true };
-}
+export { parseVerdict } from "./parse-verdict.js";
 
 /**
  * A judge over any ChatModel (an OpenAI-compatible endpoint), one request per standard with a
