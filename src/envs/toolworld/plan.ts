@@ -2,7 +2,7 @@ import type { Standard } from "../../core/task.js";
 import { ACT_IT_TEMPLATES, ACT_TEMPLATES, LIST_TEMPLATES, STATUS_TEMPLATES } from "./intents.js";
 import { ITEM_COUNT, ids } from "./pools.js";
 import type { Rng } from "./rng.js";
-import { forbidOthers, mustCall, mustNotCall, replyContains } from "./standards.js";
+import { forbidOtherTargets, forbidOthers, mustCall, mustNotCall, replyContains } from "./standards.js";
 import { fill } from "./template.js";
 import { writeToolNames } from "./tools.js";
 import type { ActionSpec, DomainSpec, TaskPlan, ToolworldState, TurnPlan } from "./types.js";
@@ -30,8 +30,23 @@ function itemIds(state: ToolworldState): string[] {
   return Object.keys(state.items).sort();
 }
 
+/** Every item id a reply could name: listing them all is the hedge a list answer must not pass with. */
+function allItemIds(d: DomainSpec): string[] {
+  return ids(d.item.idPrefix, ITEM_COUNT);
+}
+
 function unknownItem(d: DomainSpec, state: ToolworldState, rng: Rng): string {
   return rng.pick(ids(d.item.idPrefix, ITEM_COUNT).filter((i) => !(i in state.items)));
+}
+
+/** Values that contradict a stated status: every other status of the domain. */
+function otherStatuses(d: DomainSpec): readonly string[] {
+  return d.item.statuses;
+}
+
+/** Values that contradict a stated detail (amount, day): every other detail value. */
+function otherDetails(d: DomainSpec): string[] {
+  return d.item.detailValues.map(String);
 }
 
 function readOnly(d: DomainSpec): Standard[] {
@@ -44,11 +59,20 @@ function lookup(d: DomainSpec, state: ToolworldState, rng: Rng, kind: "status" |
   const templates = kind === "status" ? STATUS_TEMPLATES.map((t) => words(d, t)) : d.item.detailTemplates;
   const item = state.items[id];
   const fact = !item ? "not found" : kind === "status" ? item.status : String(item.detail);
+  const contradicting = !item
+    ? [...otherStatuses(d), ...otherDetails(d)]
+    : kind === "status"
+      ? otherStatuses(d)
+      : otherDetails(d);
   return {
     kind,
     slots: { id },
     text: fill(rng.pick(templates), { id }),
-    standards: [mustCall(d.item.getTool, { [d.item.idKey]: id }), replyContains([fact]), ...readOnly(d)],
+    standards: [
+      mustCall(d.item.getTool, { [d.item.idKey]: id }),
+      replyContains([fact], contradicting),
+      ...readOnly(d),
+    ],
   };
 }
 
@@ -63,11 +87,20 @@ function actStandards(
   const item = state.items[id];
   const check = checked ? [] : [mustCall(d.item.getTool, { [d.item.idKey]: id })];
   const others = forbidOthers(writeToolNames(d), [a.tool]);
-  if (!item) return [...check, mustNotCall(a.tool), replyContains(["not found"]), ...others];
+  const statuses = otherStatuses(d);
+  if (!item) return [...check, mustNotCall(a.tool), replyContains(["not found"], statuses), ...others];
   if (!a.from.includes(item.status)) {
-    return [...check, mustNotCall(a.tool), replyContains(["cannot", item.status]), ...others];
+    return [...check, mustNotCall(a.tool), replyContains(["cannot", item.status], statuses), ...others];
   }
-  return [...check, mustCall(a.tool, { [d.item.idKey]: id }), replyContains([a.to]), ...others];
+  // The write is allowed on this item only: doing it to every item would otherwise pass.
+  const untouched = itemIds(state).filter((i) => i !== id);
+  return [
+    ...check,
+    mustCall(a.tool, { [d.item.idKey]: id }),
+    replyContains([a.to], statuses),
+    ...others,
+    ...forbidOtherTargets(a.tool, d.item.idKey, untouched),
+  ];
 }
 
 function act(d: DomainSpec, state: ToolworldState, rng: Rng, a: ActionSpec): Request | undefined {
@@ -103,7 +136,7 @@ function list(d: DomainSpec, state: ToolworldState, rng: Rng, allowMissing: bool
       kind: "list",
       slots: { key },
       text,
-      standards: [find, replyContains(["not found"]), ...readOnly(d)],
+      standards: [find, replyContains(["not found"], allItemIds(d)), ...readOnly(d)],
     };
   }
   return {
@@ -113,7 +146,7 @@ function list(d: DomainSpec, state: ToolworldState, rng: Rng, allowMissing: bool
     standards: [
       find,
       mustCall(d.item.listTool, { [d.owner.idKey]: ownerId }),
-      replyContains([...owner.items]),
+      replyContains([...owner.items], allItemIds(d)),
       ...readOnly(d),
     ],
   };
@@ -174,7 +207,7 @@ export function planTask(d: DomainSpec, state: ToolworldState, rng: Rng): TaskPl
           text: fill(words(d, rng.pick(STATUS_TEMPLATES)), { id }),
           standards: [
             mustCall(d.item.getTool, { [d.item.idKey]: id }),
-            replyContains([item.status]),
+            replyContains([item.status], otherStatuses(d)),
             ...readOnly(d),
           ],
         };

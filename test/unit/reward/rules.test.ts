@@ -37,6 +37,23 @@ describe("checkRule (hand table)", () => {
     expect(checkRule(rule as never, calls, replies)).toBe(expected);
   });
 
+  it("reply_contains matches whole words: 30 is not in 130 or o30, cancel is not in cancelled", () => {
+    expect(checkRule({ reply_contains: ["30"] }, [], ["the total is 130, order o30."])).toBe(false);
+    expect(checkRule({ reply_contains: ["30"] }, [], ["the total is 30."])).toBe(true);
+    expect(checkRule({ reply_contains: ["cancel"] }, [], ["it is cancelled"])).toBe(false);
+    expect(checkRule({ reply_contains: ["not found"] }, [], ["sorry, o9 was not found."])).toBe(true);
+  });
+
+  it("reply_excludes: a reply that also states a contradicting value fails (hedging)", () => {
+    const rule = { reply_contains: ["pending"], reply_excludes: ["shipped", "delivered", "cancelled"] };
+    expect(checkRule(rule, [], ["order o3 is pending."])).toBe(true);
+    expect(checkRule(rule, [], ["order o3 is pending, shipped, delivered or cancelled."])).toBe(false);
+    // The contradiction counts in any step of the turn, not only the one stating the fact.
+    expect(checkRule(rule, [], ["it might be shipped", "order o3 is pending."])).toBe(false);
+    // Whole words: "shipped" is not excluded by a longer word.
+    expect(checkRule(rule, [], ["order o3 is pending (unshipped)."])).toBe(true);
+  });
+
   it("forbid holds vacuously with no calls; reply_contains fails with no replies", () => {
     expect(checkRule({ forbid: "x" }, [], [])).toBe(true);
     expect(checkRule({ reply_contains: ["a"] }, [], [])).toBe(false);

@@ -1,26 +1,16 @@
 import type { ToolCall } from "../../../src/core/messages.js";
 import type { Rule, Task } from "../../../src/core/task.js";
+import { checkRule } from "../../../src/reward/rules.js";
 
-/**
- * A compact rule evaluator for these tests only (reward/ owns the real one): a turn passes a rule
- * when any of its calls (or its reply) satisfies it; a task succeeds when every rule of every turn passes.
- */
+/** One user turn of a scripted run: its calls and its reply to the user. */
 export interface TurnRecord {
   calls: ToolCall[];
   reply: string;
 }
 
-function argsMatch(want: Record<string, unknown> | undefined, got: Record<string, unknown>): boolean {
-  if (!want) return true;
-  return Object.entries(want).every(([k, v]) => JSON.stringify(got[k]) === JSON.stringify(v));
-}
-
+/** The reward's own rule check (reward/), on one turn's calls and reply. */
 export function rulePasses(rule: Rule, turn: TurnRecord): boolean {
-  if ("call" in rule)
-    return turn.calls.some((c) => c.name === rule.call && argsMatch(rule.args, c.arguments));
-  if ("forbid" in rule)
-    return !turn.calls.some((c) => c.name === rule.forbid && argsMatch(rule.args, c.arguments));
-  return rule.reply_contains.every((s) => turn.reply.includes(s));
+  return checkRule(rule, turn.calls, [turn.reply]);
 }
 
 /** The failed rules, as readable strings; empty when the task is solved. */

@@ -285,7 +285,7 @@ describe("toolworld calendar: move_event", () => {
     expectError(
       await env.call(call("move_event", { event_id: id, day: "monday" })),
       "TOOL_EXECUTION_ERROR",
-      /is (done|cancelled)/,
+      /is (past|cancelled)/,
     );
     expectError(
       await env.call(call("move_event", { event_id: "e999", day: "monday" })),

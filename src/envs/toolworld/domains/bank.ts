@@ -1,6 +1,6 @@
 import { NAMES, NUMBERS, emailOf } from "../pools.js";
 import type { Rng } from "../rng.js";
-import { forbidOthers, mustCall, mustNotCall, replyContains } from "../standards.js";
+import { forbidOtherTargets, forbidOthers, mustCall, mustNotCall, replyContains } from "../standards.js";
 import { objectSchema } from "../tools.js";
 import type { DomainSpec, Outcome, SpecialSpec, ToolworldState } from "../types.js";
 
@@ -64,16 +64,29 @@ const TRANSFER: SpecialSpec = {
     const check = mustCall(d.item.getTool, { account_id: id });
     const others = forbidOthers(["freeze_account"], []);
     const slots = { id, to, amount: String(amount) };
+    // Contradicting facts: another status; another amount than the balance (or the amount sent).
+    const statuses = d.item.statuses;
+    const otherNumbers = (fact: number) => NUMBERS.filter((n) => n !== fact && n !== amount).map(String);
     if (from.status !== "open") {
       return {
         slots,
-        standards: [check, mustNotCall("transfer"), replyContains(["cannot", from.status]), ...others],
+        standards: [
+          check,
+          mustNotCall("transfer"),
+          replyContains(["cannot", from.status], statuses),
+          ...others,
+        ],
       };
     }
     if (amount > balance) {
       return {
         slots,
-        standards: [check, mustNotCall("transfer"), replyContains(["cannot", String(balance)]), ...others],
+        standards: [
+          check,
+          mustNotCall("transfer"),
+          replyContains(["cannot", String(balance)], otherNumbers(balance)),
+          ...others,
+        ],
       };
     }
     return {
@@ -81,8 +94,13 @@ const TRANSFER: SpecialSpec = {
       standards: [
         check,
         mustCall("transfer", { account_id: id, to_account_id: to, amount }),
-        replyContains([String(balance - amount)]),
+        replyContains([String(balance - amount)], otherNumbers(balance - amount)),
         ...others,
+        ...forbidOtherTargets(
+          "transfer",
+          "account_id",
+          all.filter((i) => i !== id),
+        ),
       ],
     };
   },

@@ -1,6 +1,6 @@
-import { DAYS, NAMES, capitalised } from "../pools.js";
+import { DAYS, ITEM_COUNT, NAMES, capitalised, ids } from "../pools.js";
 import type { Rng } from "../rng.js";
-import { forbidOthers, mustCall, mustNotCall, replyContains } from "../standards.js";
+import { forbidOtherTargets, forbidOthers, mustCall, mustNotCall, replyContains } from "../standards.js";
 import { objectSchema } from "../tools.js";
 import type { DomainSpec, Outcome, SpecialSpec, ToolworldState } from "../types.js";
 
@@ -56,13 +56,30 @@ const MOVE: SpecialSpec = {
     if (event.status !== "confirmed") {
       return {
         slots,
-        standards: [check, mustNotCall("move_event"), replyContains(["cannot", event.status]), ...others],
+        standards: [
+          check,
+          mustNotCall("move_event"),
+          replyContains(["cannot", event.status], d.item.statuses),
+          ...others,
+        ],
       };
     }
     const clash = conflictOf(state, id, day);
     const move = mustCall("move_event", { event_id: id, day });
-    if (clash) return { slots, standards: [check, move, replyContains(["cannot", clash]), ...others] };
-    return { slots, standards: [check, move, replyContains([day]), ...others] };
+    // Contradicting facts: another event as the clash; another day than the one moved to.
+    const untouched = forbidOtherTargets(
+      "move_event",
+      "event_id",
+      all.filter((e) => e !== id),
+    );
+    if (clash) {
+      const otherEvents = ids(d.item.idPrefix, ITEM_COUNT).filter((e) => e !== id);
+      return {
+        slots,
+        standards: [check, move, replyContains(["cannot", clash], otherEvents), ...others, ...untouched],
+      };
+    }
+    return { slots, standards: [check, move, replyContains([day], DAYS), ...others, ...untouched] };
   },
   solve(slots, ctx) {
     const id = slots.id ?? "";
@@ -102,8 +119,8 @@ export const CALENDAR: DomainSpec = {
     getTool: "get_event",
     idKey: "event_id",
     idPrefix: "e",
-    statuses: ["confirmed", "done", "cancelled"],
-    initialStatuses: ["confirmed", "confirmed", "done", "cancelled"],
+    statuses: ["confirmed", "past", "cancelled"],
+    initialStatuses: ["confirmed", "confirmed", "past", "cancelled"],
     detailField: "day",
     detailValues: DAYS,
     detailDistinctPerOwner: true,
