@@ -1,10 +1,8 @@
 """Per-token policy losses and their aggregation.
 
 Every function takes per-target-token tensors of the same shape (`_T`: the flattened masked
-targets of one micro-batch) and returns the per-token loss; `token_sum` aggregates. The caller
-divides by the number of masked tokens of the whole call (across micro-batches and ranks), i.e.
-token-mean aggregation: every token weighs the same, so a long response contributes in proportion
-to its length (unlike sequence-mean, which would down-weight each token of a long response).
+targets of one micro-batch) and returns the per-token loss; `weighted_sum` aggregates with one
+weight per token (see there for what each aggregation mode does to long versus short responses).
 """
 from __future__ import annotations
 
@@ -39,6 +37,10 @@ def kl_k3(logp_T, ref_logp_T) -> torch.Tensor:
     return torch.exp(d_T) - d_T - 1.0
 
 
-def token_sum(loss_T: torch.Tensor) -> torch.Tensor:
-    """Sum over tokens; divided by the call's total masked-token count for token-mean."""
-    return loss_T.sum()
+def weighted_sum(loss_T: torch.Tensor, w_T: torch.Tensor) -> torch.Tensor:
+    """Σ w_T · loss_T. The caller's weights implement the aggregation (verl's `loss_agg_mode`):
+    token-mean: w = 1/(targets in the batch), so a long response weighs in proportion to its length;
+    seq-mean-token-mean: w = 1/(rows × the row's targets), so every row weighs the same and each
+    token of a long response weighs less; seq-mean-token-sum: w = 1/rows, so a long response weighs
+    more than a short one by its length (no per-token normalisation)."""
+    return (w_T * loss_T).sum()

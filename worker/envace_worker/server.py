@@ -42,11 +42,14 @@ POST /v1/tokenize {messages, tools?, add_generation_prompt=false}
      completion_start is where a sampled completion would begin (after "<|im_start|>assistant\\n"),
      so SFT targets are [completion_start, end).
 POST /v1/train/forward_backward
-     {sequences: [{token_ids, loss_mask, advantages?, sampling_logprobs?}],
+     {sequences: [{token_ids, loss_mask, advantages?, sampling_logprobs?, weight?}],
       loss: {fn: "cross_entropy"|"importance_sampling"|"ppo", clip_low=0.2, clip_high=0.2,
              kl_coef=0, temperature=1}}
   -> {loss, metrics: {num_tokens, num_sequences, nll, accumulated_calls, ratio_mean?,
-      clip_fraction?, kl?}}   or {loss: null, nonfinite: true, metrics} (the next optim_step skips)
+      clip_fraction?, kl?}, sequence_metrics?: [{tokens, ratio_mean, ratio_min, ratio_max, clipped}]}
+     or {loss: null, nonfinite: true, metrics} (the next optim_step skips)
+     - weight (on every sequence or none): each target token of the sequence weighs `weight` in
+       Σ w·(policy loss + kl_coef·KL); without it the call is a token-mean over its own targets
      - every array has one entry per token of token_ids; loss_mask[i] = 1 makes token i a target
        (predicted from tokens < i), so loss_mask[0] must be 0. advantages are required except for
        cross_entropy (which ignores them); sampling_logprobs are required by importance_sampling

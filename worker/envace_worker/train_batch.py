@@ -15,6 +15,9 @@ class Sequence:
     loss_mask: list       # bool per token: token i is a target (predicted from tokens < i)
     advantages: list      # float per token
     sampling_logprobs: list | None
+    # Weight of each of this sequence's target tokens in the step's loss (loss_agg_mode, computed by
+    # the caller over the whole batch). None: the call is a token-mean over its own targets.
+    weight: float | None = None
 
 
 @dataclass
@@ -31,6 +34,7 @@ class ForwardBackward:
     sequences: list
     loss: LossSpec
     num_targets: int      # masked tokens of the whole call: the token-mean denominator
+    weighted: bool = False  # every sequence carries `weight`: loss = Σ weight · Σ token losses
 
 
 def _num(x, what: str, finite: bool = True) -> float:
@@ -114,11 +118,19 @@ def parse_forward_backward(body, vocab_size: int, max_context: int, has_referenc
             for j, (x, m) in enumerate(zip(old, mask)):
                 if m and not (math.isfinite(x) and x <= 1e-6):
                     raise BadRequest(f"{where}.sampling_logprobs[{j}] = {x} is not a finite log-probability")
+        weight = s.get("weight")
+        if weight is not None:
+            weight = _num(weight, f"{where}.weight")
+            if weight < 0:
+                raise BadRequest(f"{where}.weight must be >= 0")
         total += sum(mask)
-        out.append(Sequence(ids, mask, adv, old))
+        out.append(Sequence(ids, mask, adv, old, weight))
     if total == 0:
         raise BadRequest("no target tokens: every loss_mask is all zero")
-    return ForwardBackward(out, loss, total)
+    n_weighted = sum(1 for s in out if s.weight is not None)
+    if 0 < n_weighted < len(out):
+        raise BadRequest("give `weight` on every sequence of a call or on none")
+    return ForwardBackward(out, loss, total, weighted=n_weighted > 0)
 
 
 @dataclass

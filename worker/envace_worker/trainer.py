@@ -51,7 +51,44 @@ def _dummy_micro_batch(device):
     collectives of DDP's and FSDP's backward, so that every rank runs as many passes as the others."""
     ids = torch.zeros((1, 2), dtype=torch.long, device=device)
     tmask = torch.ones((1, 1), dtype=torch.bool, device=device)
-    return ids, tmask, torch.zeros(1, device=device), torch.zeros(1, device=device), 0.0
+    zero = torch.zeros(1, device=device)
+    return ids, tmask, zero, zero, zero, torch.full((1,), -1, dtype=torch.long, device=device)
+
+
+class SequenceStats:
+    """Per-sequence PPO ratio statistics (indexed like the request's sequences), summed, min-ed and
+    max-ed over ranks, so the caller can report them per role."""
+
+    def __init__(self, n: int, device):
+        self.sums = torch.zeros((n, 3), dtype=torch.float64, device=device)  # tokens, ratio sum, clipped
+        self.rmin = torch.full((n,), float("inf"), dtype=torch.float64, device=device)
+        self.rmax = torch.full((n,), float("-inf"), dtype=torch.float64, device=device)
+
+    def add(self, seq_T, ratio_T, clipped_T) -> None:
+        keep = seq_T >= 0                       # the dummy micro-batch's token has index -1
+        seq_T, ratio_T = seq_T[keep], ratio_T[keep].double()
+        self.sums[:, 0].index_add_(0, seq_T, torch.ones_like(ratio_T))
+        self.sums[:, 1].index_add_(0, seq_T, ratio_T)
+        if clipped_T is not None:
+            self.sums[:, 2].index_add_(0, seq_T, clipped_T[keep].double())
+        self.rmin.scatter_reduce_(0, seq_T, ratio_T, reduce="amin")
+        self.rmax.scatter_reduce_(0, seq_T, ratio_T, reduce="amax")
+
+    def reduce(self) -> None:
+        dist.all_reduce(self.sums)
+        dist.all_reduce(self.rmin, op=dist.ReduceOp.MIN)
+        dist.all_reduce(self.rmax, op=dist.ReduceOp.MAX)
+
+    def rows(self) -> list:
+        out = []
+        for i in range(self.sums.shape[0]):
+            n = int(self.sums[i, 0].item())
+            if n == 0:
+                out.append({"tokens": 0, "ratio_mean": None, "ratio_min": None, "ratio_max": None, "clipped": 0})
+                continue
+            out.append({"tokens": n, "ratio_mean": self.sums[i, 1].item() / n, "ratio_min": self.rmin[i].item(),
+                        "ratio_max": self.rmax[i].item(), "clipped": int(self.sums[i, 2].item())})
+        return out
 
 
 class Trainer:
@@ -67,14 +104,16 @@ class Trainer:
         self.poisoned = None          # reason when a non-finite loss was seen since the last step
 
     # ---------------------------------------------------------------- forward_backward
-    def _micro_batch_tensors(self, mb, device):
-        """Padded (ids, target mask, advantages, old logprobs, weight) of one micro-batch, or None
-        when it has no target token."""
+    def _micro_batch_tensors(self, mb, device, index_of: dict, token_weight: dict):
+        """Padded (ids, target mask, advantages, old logprobs, per-target weight, per-target sequence
+        index) of one micro-batch, or None when it has no target token."""
         L = max(len(s.token_ids) for s in mb)
         ids = torch.zeros((len(mb), L), dtype=torch.long)
         tmask = torch.zeros((len(mb), L - 1), dtype=torch.bool)
         adv = torch.zeros((len(mb), L - 1), dtype=torch.float32)
         old = torch.zeros((len(mb), L - 1), dtype=torch.float32)
+        w = torch.zeros((len(mb), L - 1), dtype=torch.float32)
+        seq = torch.zeros((len(mb), L - 1), dtype=torch.long)
         for b, s in enumerate(mb):
             n = len(s.token_ids)
             ids[b, :n] = torch.tensor(s.token_ids)
@@ -82,41 +121,54 @@ class Trainer:
             adv[b, :n - 1] = torch.tensor(s.advantages[1:])
             if s.sampling_logprobs is not None:
                 old[b, :n - 1] = torch.tensor(s.sampling_logprobs[1:])
+            w[b, :] = token_weight[id(s)]
+            seq[b, :] = index_of[id(s)]
         if not tmask.any():
             return None
         ids, tmask = ids.to(device), tmask.to(device)
-        return ids, tmask, adv.to(device)[tmask], old.to(device)[tmask], 1.0
+        return (ids, tmask, adv.to(device)[tmask], old.to(device)[tmask], w.to(device)[tmask],
+                seq.to(device)[tmask])
 
     def forward_backward(self, fb: ForwardBackward) -> dict:
+        """Accumulates the gradient of Σ_tokens w_T · loss_T, where loss_T is the policy term plus
+        kl_coef · KL. w_T is the sequence's `weight` when the caller gives one (its loss aggregation
+        over the whole step, so how the batch is split into calls changes nothing), else 1 / the
+        call's target count (a token-mean over this call). The KL term gets the same weights as the
+        policy term, so the KL coefficient means the same whatever the packing."""
         spec = fb.loss
         device = self.host.device
+        index_of = {id(s): i for i, s in enumerate(fb.sequences)}
+        token_weight = {id(s): (s.weight if fb.weighted else 1.0 / fb.num_targets) for s in fb.sequences}
         mine = shard(fb.sequences, self.rank, self.world)
-        batches = [t for t in (self._micro_batch_tensors(mb, device)
+        batches = [t for t in (self._micro_batch_tensors(mb, device, index_of, token_weight)
                                for mb in micro_batches(mine, self.micro_batch_tokens)) if t is not None]
         if self.policy.lockstep:
             count = torch.tensor([len(batches)], dtype=torch.long, device=device)
             dist.all_reduce(count, op=dist.ReduceOp.MAX)
             batches += [_dummy_micro_batch(device)] * (int(count.item()) - len(batches))
-        # sums: loss, clipped tokens, kl, ratio, nll; summed over ranks for the reported metrics
+        stats = SequenceStats(len(fb.sequences), device) if spec.fn != "cross_entropy" else None
+        # sums: loss, clipped tokens, kl, ratio, nll, non-finite flag; summed over ranks for the metrics
         sums = torch.zeros(6, dtype=torch.float64, device=device)   # NCCL reduces device tensors only
         nonfinite = False
-        for ids, tmask, adv_T, old_T, weight in batches:
+        for ids, tmask, adv_T, old_T, w_T, seq_T in batches:
+            real_T = (seq_T >= 0).double()         # 0 for the dummy micro-batch's token
             targets_T = ids[:, 1:][tmask]
             logp_T = self.policy.module(ids, tmask, targets_T, spec.temperature)
+            clipped_T = None
             if spec.fn == "cross_entropy":
                 loss_T = losses.cross_entropy(logp_T)
             elif spec.fn == "importance_sampling":
                 loss_T = losses.importance_sampling(logp_T, old_T, adv_T)
             else:
                 loss_T, clipped_T = losses.ppo(logp_T, old_T, adv_T, spec.clip_low, spec.clip_high)
-                sums[1] += weight * clipped_T.sum().item()
+                sums[1] += (real_T * clipped_T.double()).sum().item()
             if spec.kl_coef > 0:
                 with torch.no_grad(), self.policy.reference() as ref:
                     ref_T = ref(ids, tmask, targets_T, spec.temperature)
                 kl_T = losses.kl_k3(logp_T, ref_T)
                 loss_T = loss_T + spec.kl_coef * kl_T
-                sums[2] += weight * kl_T.detach().sum().item()
-            total = weight * losses.token_sum(loss_T) / fb.num_targets
+                sums[2] += (real_T * kl_T.detach().double()).sum().item()
+            total = losses.weighted_sum(loss_T, w_T)
             if not torch.isfinite(total):
                 nonfinite = True
                 if not self.policy.lockstep:
@@ -125,13 +177,17 @@ class Trainer:
             (total * self.policy.loss_scale).backward()
             if nonfinite:
                 continue
-            sums[0] += total.item() * fb.num_targets
-            if spec.fn != "cross_entropy":
-                sums[3] += weight * torch.exp(logp_T.detach() - old_T).sum().item()
-            sums[4] += weight * (-logp_T.detach()).sum().item()
+            sums[0] += total.item()
+            if stats is not None:
+                ratio_T = torch.exp(logp_T.detach() - old_T)
+                sums[3] += (real_T * ratio_T.double()).sum().item()
+                stats.add(seq_T, ratio_T, clipped_T)
+            sums[4] += (real_T * (-logp_T.detach()).double()).sum().item()
         sums[5] = 1.0 if nonfinite else 0.0
         if self.world > 1:
             dist.all_reduce(sums)
+            if stats is not None:
+                stats.reduce()
         self.accumulated += 1
         n = fb.num_targets
         if sums[5] > 0:
@@ -144,9 +200,13 @@ class Trainer:
             metrics["clip_fraction"] = sums[1].item() / n
         if spec.kl_coef > 0:
             metrics["kl"] = sums[2].item() / n
+        out = {"metrics": metrics}
+        if stats is not None:
+            out["sequence_metrics"] = stats.rows()
         if sums[5] > 0:
-            return {"loss": None, "nonfinite": True, "metrics": metrics}
-        return {"loss": sums[0].item() / n, "metrics": metrics}
+            return {"loss": None, "nonfinite": True, **out}
+        # the loss this call added to the step's objective (token-mean of the call when unweighted)
+        return {"loss": sums[0].item(), **out}
 
     # ---------------------------------------------------------------- optim_step
     def zero_grad(self) -> dict:

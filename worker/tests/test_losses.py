@@ -93,3 +93,91 @@ def test_kl_term_is_zero_before_any_update(make_host):
             "loss": {"fn": "cross_entropy", "kl_coef": 0.5}}
     out = tr.forward_backward(parse_forward_backward(body, host.base.config.vocab_size, 4096, True))
     assert out["metrics"]["kl"] == pytest.approx(0.0, abs=1e-7)
+
+
+def _grads(tr):
+    return [p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p) for p in tr.params]
+
+
+def _seqs(host):
+    """Four sequences of different lengths with sampling logprobs at T = 0.5 (ratio 1 everywhere)."""
+    out = []
+    for k, ids in enumerate([[3, 4, 5, 6, 7], [8, 9], [10, 11, 12], [13, 14, 15, 16]]):
+        lp = _tf_logp(host, ids, T=0.5)
+        n = len(ids)
+        out.append({"token_ids": ids, "loss_mask": [0] + [1] * (n - 1),
+                    "advantages": [0.0] + [0.5 - 0.3 * k] * (n - 1), "sampling_logprobs": [0.0] + lp})
+    return out
+
+
+def test_kl_weighted_like_the_policy_loss_so_packing_does_not_change_the_gradient(make_host):
+    """Issue 10, bug 2: with per-sequence weights the KL term is weighted like the policy term, so
+    one batch sent as 1 call or as 4 calls accumulates the same gradient (KL on, policy != reference)."""
+    host = make_host()
+    tr = Trainer(host)
+    v = host.base.config.vocab_size
+    # move the policy away from its reference so that the KL term has a gradient
+    warm = {"sequences": [{"token_ids": [3, 9, 12, 7], "loss_mask": [0, 1, 1, 1]}], "loss": {"fn": "cross_entropy"}}
+    tr.forward_backward(parse_forward_backward(warm, v, 4096, True))
+    from envace_worker.train_batch import OptimStep
+    tr.optim_step(OptimStep(lr=5e-2))
+    seqs = _seqs(host)
+    total = sum(sum(s["loss_mask"]) for s in seqs)
+    for s in seqs:
+        s["weight"] = 1.0 / total            # token-mean over the whole batch
+    loss = {"fn": "ppo", "clip_low": 0.2, "clip_high": 0.2, "kl_coef": 0.7, "temperature": 0.5}
+    one = tr.forward_backward(parse_forward_backward({"sequences": seqs, "loss": loss}, v, 4096, True))
+    assert one["metrics"]["kl"] > 1e-4       # the KL term is really there
+    g_one = _grads(tr)
+    tr.zero_grad()
+    four = [tr.forward_backward(parse_forward_backward({"sequences": [s], "loss": loss}, v, 4096, True))
+            for s in seqs]
+    g_four = _grads(tr)
+    for a, b in zip(g_one, g_four):
+        # float32 sums in another order: equal within 1e-6 relative to the gradient's scale
+        scale = max(1.0, a.abs().max().item())
+        assert (a - b).abs().max().item() <= 1e-6 * scale
+    assert sum(f["loss"] for f in four) == pytest.approx(one["loss"], abs=1e-6)
+
+
+def test_unweighted_calls_scale_kl_with_packing(make_host):
+    """Without weights each call is its own token-mean: the case the weights exist to avoid."""
+    host = make_host()
+    tr = Trainer(host)
+    v = host.base.config.vocab_size
+    seqs = _seqs(host)
+    loss = {"fn": "ppo", "temperature": 0.5}
+    one = tr.forward_backward(parse_forward_backward({"sequences": seqs, "loss": loss}, v, 4096, True))
+    tr.zero_grad()
+    four = [tr.forward_backward(parse_forward_backward({"sequences": [s], "loss": loss}, v, 4096, True))
+            for s in seqs]
+    assert sum(f["loss"] for f in four) != pytest.approx(one["loss"], abs=1e-4)
+
+
+def test_sequence_metrics_report_each_sequences_ratio(make_host):
+    host = make_host()
+    tr = Trainer(host)
+    v = host.base.config.vocab_size
+    seqs = _seqs(host)
+    seqs[1]["sampling_logprobs"] = [0.0, seqs[1]["sampling_logprobs"][1] - math.log(2.0)]  # ratio 2
+    out = tr.forward_backward(parse_forward_backward(
+        {"sequences": seqs, "loss": {"fn": "ppo", "clip_low": 0.2, "clip_high": 0.2, "temperature": 0.5}},
+        v, 4096, True))
+    rows = out["sequence_metrics"]
+    assert [r["tokens"] for r in rows] == [4, 1, 2, 3]
+    for k in (0, 2, 3):
+        assert rows[k]["ratio_min"] == pytest.approx(1.0, abs=1e-5)
+        assert rows[k]["ratio_max"] == pytest.approx(1.0, abs=1e-5)
+        assert rows[k]["clipped"] == 0
+    assert rows[1]["ratio_mean"] == pytest.approx(2.0, abs=1e-4)
+    # sequence 1's advantage is 0.2 > 0 and its ratio 2 > 1.2: clipped
+    assert rows[1]["clipped"] == 1
+
+
+def test_weight_on_some_sequences_only_is_refused(make_host):
+    host = make_host()
+    from envace_worker.errors import BadRequest
+    seqs = _seqs(host)
+    seqs[0]["weight"] = 0.1
+    with pytest.raises(BadRequest, match="weight"):
+        parse_forward_backward({"sequences": seqs, "loss": {"fn": "ppo"}}, host.base.config.vocab_size, 4096, True)
