@@ -1,3 +1,5 @@
+// Registers the toolworld demo domains (`generator: toolworld` task sources, their gold runs).
+import "./envs/toolworld/register.js";
 export { EnvaceError, isEnvaceError } from "./core/errors.js";
 export type { ErrorCode } from "./core/errors.js";
 export type { Message, Role, ToolCall, PolicyRole } from "./core/messages.js";

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command } from "commander";
 import { registerCommands } from "./commands.js";
+// The toolworld demo domains: `generator: toolworld` task sources and their gold runs (envace train).
+import "../envs/toolworld/register.js";
 
 const program = new Command();
 program

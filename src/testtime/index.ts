@@ -30,6 +30,3 @@ export { rehearsalFromFlags } from "./eval-flags.js";
 export type { RehearsalEvalFlags } from "./eval-flags.js";
 export { openEvalModel } from "./eval-model.js";
 export type { EvalModelFlags } from "./eval-model.js";
-export { RehearsingTau2Agent, guardTau2 } from "./tau2-agent.js";
-export type { RehearsingTau2AgentOptions, Tau2RehearsalSession } from "./tau2-agent.js";
-export { withTau2Rehearsal } from "./tau2-bench.js";

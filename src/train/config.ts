@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { EnvaceError } from "../core/errors.js";
+import { unknownGeneratorMessage } from "../envs/task-generator-registry.js";
 
 /**
  * `envace train` configuration: one flat, validated object (YAML or JSON), snake_case as written in
@@ -24,15 +25,24 @@ const EndpointZ = z
   })
   .strict();
 
-/** Where tasks come from: JSONL files, or a generator for the toolworld demo domains. */
+/**
+ * Where tasks come from: JSONL files, or a registered task generator (`toolworld`, registered by
+ * `src/envs/toolworld/register.ts`, which the CLI and the package entry import).
+ */
 const TaskSourceZ = z.union([
   z.string().min(1),
   z.array(z.string().min(1)).min(1),
   z
     .object({
-      /** Generate tasks instead of reading a file. */
-      generator: z.literal("toolworld"),
-      /** Toolworld domains to draw from (all when omitted). */
+      /** Generate tasks instead of reading a file: a registered generator's name. */
+      generator: z
+        .string()
+        .min(1)
+        .superRefine((name, ctx) => {
+          const unknown = unknownGeneratorMessage(name);
+          if (unknown !== null) ctx.addIssue({ code: "custom", message: unknown });
+        }),
+      /** Domains to draw from (all of the generator's when omitted). */
       domains: z.array(z.string()).optional(),
       /** Tasks to generate per domain. */
       count: z.number().int().positive(),

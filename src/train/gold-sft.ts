@@ -1,14 +1,14 @@
 import type { PolicyRole } from "../core/messages.js";
 import type { Task } from "../core/task.js";
-import { goldSolve, type GoldRun } from "../envs/toolworld/index.js";
+import { taskKindOf, type GoldTrajectory } from "../envs/task-kind-registry.js";
 import type { RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
 import type { EpisodeResult, ToolCallRecord } from "../rollout/types.js";
 import { actingExample, rehearsingExamplesFromEpisode, type SftExample } from "./sft.js";
 
 /**
- * SFT examples from toolworld's gold solver: the gold conversation (acting) and, for each gold
- * call, the rehearsal prompt answered with the real result (rehearsing). Tasks of other kinds have
- * no gold solver here and are skipped.
+ * SFT examples from the gold solver its task kind registered (`src/envs/task-kind-registry.ts`;
+ * toolworld has one): the gold conversation (acting) and, for each gold call, the rehearsal prompt
+ * answered with the real result (rehearsing). Tasks whose kind has no gold solver are skipped.
  */
 export function goldSftExamples(
   tasks: readonly Task[],
@@ -16,8 +16,9 @@ export function goldSftExamples(
 ): Record<PolicyRole, SftExample[]> {
   const out: Record<PolicyRole, SftExample[]> = { act: [], rehearse: [] };
   for (const task of tasks) {
-    if (task.env?.kind !== "toolworld") continue;
-    const one = goldRunSftExamples(task, goldSolve(task), opts);
+    const goldRun = taskKindOf(task)?.goldRun;
+    if (!goldRun) continue;
+    const one = goldRunSftExamples(task, goldRun(task), opts);
     out.act.push(...one.act);
     out.rehearse.push(...one.rehearse);
   }
@@ -27,7 +28,7 @@ export function goldSftExamples(
 /** The same for one task whose gold run the caller already has (it is reused for other data). */
 export function goldRunSftExamples(
   task: Task,
-  run: GoldRun,
+  run: GoldTrajectory,
   opts: { roles: readonly PolicyRole[]; variant: RehearsalPromptVariant },
 ): Record<PolicyRole, SftExample[]> {
   const out: Record<PolicyRole, SftExample[]> = { act: [], rehearse: [] };

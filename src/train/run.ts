@@ -7,7 +7,6 @@ import { OpenAIChatModel } from "../engines/openai-chat-model.js";
 import { WorkerClient } from "../engines/worker-client.js";
 import { startWorker, type StartWorkerOptions, type WorkerProcess } from "../engines/worker-supervisor.js";
 import type { WorkerModelOptions } from "../engines/worker-args.js";
-import { toolworldCorpus, toolworldVocabulary } from "../envs/toolworld/index.js";
 import { llmJudge } from "../reward/llm-judge.js";
 import type { Judge } from "../reward/types.js";
 import { boundedChatModel } from "../rollout/bounded-model.js";
@@ -25,7 +24,8 @@ import { rolloutSampler } from "./rollout-sampler.js";
 import { runSft, type SftExample } from "./sft.js";
 import type { StepMetrics } from "./step-metrics.js";
 import { mulberry32 } from "./task-sampler.js";
-import { loadTaskSource, toolworldDomainsOf } from "./task-sources.js";
+import { loadTaskSource } from "./task-sources.js";
+import { tinyModelCorpus, tinyModelVocabulary } from "./tiny-model-text.js";
 
 export interface TrainRunOptions {
   outDir: string;
@@ -217,10 +217,6 @@ function endpointModel(e: { base_url: string; model: string; api_key?: string })
   });
 }
 
-/**
- * How to start a worker. For the tiny model without a corpus, one is written from the tasks
- * (toolworld tasks: their own corpus and whole-token vocabulary), so a config needs no extra files.
- */
 /** How the config asks a worker to run (processes, parallelism, device, dtype, extra flags). */
 function workerProcess(w: WorkerSpec): Partial<StartWorkerOptions> {
   return {
@@ -232,6 +228,11 @@ function workerProcess(w: WorkerSpec): Partial<StartWorkerOptions> {
   };
 }
 
+/**
+ * How to start a worker. For the tiny model without a corpus, one is written from the tasks (a
+ * registered task kind supplies its own corpus and whole-token vocabulary, e.g. toolworld's), so a
+ * config needs no extra files.
+ */
 function workerModel(
   w: WorkerSpec,
   outDir: string,
@@ -244,17 +245,13 @@ function workerModel(
   let corpus = init.corpus;
   if (corpus === undefined) {
     corpus = join(outDir, "corpus.txt");
-    const toolworld = all.every((t) => t.env?.kind === "toolworld");
-    writeFileSync(
-      corpus,
-      toolworld ? toolworldCorpus(all) : all.map((t) => JSON.stringify(t)).join("\n") + "\n",
-    );
+    writeFileSync(corpus, tinyModelCorpus(all));
   }
   let vocabExtra = init.vocab_extra;
-  const domains = toolworldDomainsOf(all);
-  if (vocabExtra === undefined && domains.length > 0) {
+  const words = vocabExtra === undefined ? tinyModelVocabulary(all) : [];
+  if (words.length > 0) {
     vocabExtra = join(outDir, "vocab-extra.txt");
-    writeFileSync(vocabExtra, toolworldVocabulary(domains).join("\n") + "\n");
+    writeFileSync(vocabExtra, words.join("\n") + "\n");
   }
   return { init: { corpus, size: init.size, seed: init.seed, ...(vocabExtra ? { vocabExtra } : {}) } };
 }

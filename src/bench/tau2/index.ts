@@ -61,3 +61,7 @@ export { runTau2, selectTasks } from "./run-tau2.js";
 export type { Tau2RunOptions, Tau2RunSummary, Tau2TrialResult } from "./run-tau2.js";
 export { tau2BenchRunner, tau2AgentFromOptions, tau2UserFromOptions, TAU2_DOMAINS } from "./bench-runner.js";
 export type { Tau2DomainLoader } from "./bench-runner.js";
+// τ² with test-time rehearsal (benchmarks use src/testtime/; src/testtime/ knows no benchmark).
+export { RehearsingTau2Agent, guardTau2 } from "./rehearsal-agent.js";
+export type { RehearsingTau2AgentOptions, Tau2RehearsalSession } from "./rehearsal-agent.js";
+export { withTau2Rehearsal } from "./rehearsal-bench.js";

@@ -11,11 +11,12 @@ import {
 import { tau2BenchRunner } from "../../bench/tau2/bench-runner.js";
 import { loadTau2Domain, type Tau2DomainName } from "../../envs/tau2/index.js";
 import { toolworldBenchRunner } from "../../bench/toolworld/index.js";
-import { withTau2Rehearsal } from "../../testtime/index.js";
+import { withTau2Rehearsal } from "../../bench/tau2/rehearsal-bench.js";
 
 // Built-in benches: one line each (toolworld, bfcl, … register here too).
 const loadTau2 = (name: string, dataRoot: string) => loadTau2Domain(name as Tau2DomainName, dataRoot);
-// --rehearsal / --checkpoint wrap the τ² runner (src/testtime/); without them it runs as is.
+// --rehearsal / --checkpoint wrap the τ² runner (src/bench/tau2/rehearsal-bench.ts, over src/testtime/);
+// without them it runs as is.
 registerBench("tau2", withTau2Rehearsal(tau2BenchRunner(loadTau2), loadTau2));
 registerBench("toolworld", toolworldBenchRunner());
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runTau2 } from "../../../src/bench/tau2/run-tau2.js";
 import type { Tau2TaskView } from "../../../src/bench/tau2/types.js";
 import type { Tau2UserSimulator } from "../../../src/bench/tau2/user-simulator.js";
-import { guardTau2, RehearsingTau2Agent } from "../../../src/testtime/index.js";
+import { guardTau2, RehearsingTau2Agent } from "../../../src/bench/tau2/rehearsal-agent.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 import { fakeDomain, fakeTask } from "../tau2-bench/fake-domain.js";
 import { call, result } from "./fixtures.js";

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EnvaceError } from "../../../src/core/errors.js";
 import { loadTrainConfig, parseLoopConfig, parseTrainConfig } from "../../../src/train/config.js";
+import "../../../src/envs/toolworld/register.js"; // the examples use `generator: toolworld`
 
 const minimal = { worker: { init: {} }, tasks: "tasks.jsonl" };
 

@@ -1,15 +1,15 @@
-import type { ChatModel } from "../core/model.js";
-import type { Message } from "../core/messages.js";
-import { parseAssistantText } from "../core/tool-call-text.js";
-import type { Tau2Agent, Tau2AgentContext, Tau2AgentReply, Tau2AgentSession } from "../bench/tau2/agent.js";
-import { agentSystemPrompt, agentView } from "../bench/tau2/llm-agent.js";
-import type { Tau2DomainLike, Tau2EnvLike } from "../bench/tau2/env-port.js";
-import type { Tau2UserSimulator } from "../bench/tau2/user-simulator.js";
-import { liveTask } from "./live-task.js";
-import { withMemory } from "./memory-view.js";
-import { RehearsalPhase } from "./phase-guard.js";
-import { rehearse } from "./rehearse.js";
-import { emptyRehearsalStats, type RehearsalOptions, type RehearsalStats } from "./types.js";
+import type { ChatModel } from "../../core/model.js";
+import type { Message } from "../../core/messages.js";
+import { parseAssistantText } from "../../core/tool-call-text.js";
+import type { Tau2Agent, Tau2AgentContext, Tau2AgentReply, Tau2AgentSession } from "./agent.js";
+import { agentSystemPrompt, agentView } from "./llm-agent.js";
+import type { Tau2DomainLike, Tau2EnvLike } from "./env-port.js";
+import type { Tau2UserSimulator } from "./user-simulator.js";
+import { liveTask } from "../../testtime/live-task.js";
+import { withMemory } from "../../testtime/memory-view.js";
+import { RehearsalPhase } from "../../testtime/phase-guard.js";
+import { rehearse } from "../../testtime/rehearse.js";
+import { emptyRehearsalStats, type RehearsalOptions, type RehearsalStats } from "../../testtime/types.js";
 
 /** One τ² episode's rehearsal record: its counters and its phase (shared with the guards). */
 export interface Tau2RehearsalSession {

@@ -1,19 +1,19 @@
 import { join } from "node:path";
-import { EnvaceError } from "../core/errors.js";
-import { resolveDataDir } from "../bench/data-dir.js";
-import type { BenchRunner, BenchSummary, EvalOptions } from "../bench/registry.js";
+import { EnvaceError } from "../../core/errors.js";
+import { resolveDataDir } from "../data-dir.js";
+import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
 import {
   tau2JudgeFromOptions,
   tau2RunOptionsFromEval,
   tau2UserFromOptions,
   TAU2_DOMAINS,
   type Tau2DomainLoader,
-} from "../bench/tau2/bench-runner.js";
-import { runTau2, selectTasks, type Tau2TrialResult } from "../bench/tau2/run-tau2.js";
-import { rehearsalFromFlags, type RehearsalEvalFlags } from "./eval-flags.js";
-import { openEvalModel } from "./eval-model.js";
-import { guardTau2, RehearsingTau2Agent } from "./tau2-agent.js";
-import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "./types.js";
+} from "./bench-runner.js";
+import { runTau2, selectTasks, type Tau2TrialResult } from "./run-tau2.js";
+import { rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
+import { openEvalModel } from "../../testtime/eval-model.js";
+import { guardTau2, RehearsingTau2Agent } from "./rehearsal-agent.js";
+import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "../../testtime/types.js";
 
 /**
  * `tau2:<domain>` with test-time rehearsal and `--checkpoint`: without them it is the τ² runner
