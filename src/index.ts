@@ -89,6 +89,10 @@ export type {
 } from "./rollout/index.js";
 export { scoreEpisode, scoreTurn, scoreRules, llmJudge } from "./reward/index.js";
 export type { Judge, TurnTranscript, EpisodeScore, LlmJudgeOptions } from "./reward/index.js";
+export { registerTaskGenerator, taskGeneratorNames } from "./envs/task-generator-registry.js";
+export type { TaskGenerator, TaskGeneratorSpec } from "./envs/task-generator-registry.js";
+export { registerTaskKind, taskKindNames } from "./envs/task-kind-registry.js";
+export type { TaskKind, GoldTrajectory } from "./envs/task-kind-registry.js";
 export { canonicalJson, defaultDataDir, loadTau2Domain, resultToString } from "./envs/tau2/index.js";
 export type { Tau2Domain, Tau2DomainName, Tau2Environment, Tau2Task } from "./envs/tau2/index.js";
 export {
