@@ -6,6 +6,7 @@ import * as worker from "./commands/worker.js";
 import * as train from "./commands/train.js";
 import * as evalCommand from "./commands/eval.js";
 import * as demo from "./commands/demo.js";
+import * as tasks from "./commands/tasks.js";
 
 /**
  * Every subcommand lives in its own file under `commands/` and exports `register(program)`.
@@ -17,6 +18,7 @@ const commands: { register(program: Command): void }[] = [
   evalCommand,
   worker,
   mcp,
+  tasks,
   data,
   report,
 ];

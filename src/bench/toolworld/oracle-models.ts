@@ -10,7 +10,7 @@ function reply(text: string): ChatResult {
 }
 
 /** The call a rehearsal prompt asks about (full or compact variant). */
-function currentCall(user: string): { name: string; arguments: Record<string, unknown> } | undefined {
+export function currentCall(user: string): { name: string; arguments: Record<string, unknown> } | undefined {
   const full = /- name: (\S+)\n[\s\S]*- arguments \(JSON\):\n(.*)$/.exec(user);
   const compact = /^(\S+) (.*) ->$/.exec(user.split("\n").pop() ?? "");
   const m = full ?? compact;
