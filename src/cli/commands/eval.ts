@@ -11,6 +11,7 @@ import {
 import { tau2BenchRunner } from "../../bench/tau2/bench-runner.js";
 import { loadTau2Domain, type Tau2DomainName } from "../../envs/tau2/index.js";
 import { toolworldBenchRunner } from "../../bench/toolworld/index.js";
+import { tasksBenchRunner } from "../../bench/tasks/index.js";
 import { withTau2Rehearsal } from "../../bench/tau2/rehearsal-bench.js";
 
 // Built-in benches: one line each (toolworld, bfcl, … register here too).
@@ -19,6 +20,7 @@ const loadTau2 = (name: string, dataRoot: string) => loadTau2Domain(name as Tau2
 // without them it runs as is.
 registerBench("tau2", withTau2Rehearsal(tau2BenchRunner(loadTau2), loadTau2));
 registerBench("toolworld", toolworldBenchRunner());
+registerBench("tasks", tasksBenchRunner());
 
 /** Exit code for bad command-line input (unknown bench, missing endpoint, unknown split). */
 export const USAGE_EXIT_CODE = 2;
@@ -43,7 +45,7 @@ export function register(program: Command): void {
     .description("Evaluate an agent (a model endpoint or an oracle policy) on a benchmark")
     .requiredOption(
       "--bench <name>",
-      "benchmark, e.g. tau2:mock, tau2:retail, tau2:airline, toolworld:library",
+      "benchmark, e.g. tau2:mock, tau2:retail, tau2:airline, toolworld:library, tasks:FILE.jsonl",
     )
     .option("--split <name>", "official task split (e.g. test); all tasks when absent")
     .option("--data <dir>", "benchmark data root (default: ../shared/data when present, else ./data)")
@@ -60,6 +62,10 @@ export function register(program: Command): void {
     .option("--max-steps <n>", "max conversation steps per episode (default 100)", positiveInt("--max-steps"))
     .option("--max-errors <n>", "max tool errors per episode (default 10)", positiveInt("--max-errors"))
     .option("--concurrency <n>", "episodes run at once", positiveInt("--concurrency"), 1)
+    .option(
+      "--env <mode>",
+      "task files (tasks:FILE): real (each task's env, default) | none (scored in the policy's rehearsed world)",
+    )
     .option("--dump-db <dir>", "write <task_id>.db.json and <task_id>.results.json per task")
     // test-time rehearsal (src/testtime/): read by every bench that supports it
     .option("--rehearsal <mode>", "test-time rehearsal: none | parallel:N | sequential:N", "none")
@@ -132,6 +138,8 @@ function humanSummary(s: BenchSummary): string {
     `${s.bench}: ${s.tasks} tasks × ${s.trials} trials`,
     `reward mean: ${s.reward_mean.toFixed(4)}`,
   ];
+  // Task files say where tool calls were answered (a real environment, or the policy's rehearsal).
+  if (typeof s.environment === "string") lines.push(`environment: ${s.environment}`);
   for (const [k, v] of Object.entries(s.pass_hat_k)) lines.push(`pass^${k}: ${v.toFixed(4)}`);
   const rh = s.rehearsal as
     | {
