@@ -19,6 +19,8 @@ import { type Tau2Task, Tau2TaskSchema } from "./task.js";
 import { airlineDomain } from "./domains/airline.js";
 import { mockDomain } from "./domains/mock.js";
 import { retailDomain } from "./domains/retail.js";
+import { telecomDomain } from "./domains/telecom-domain.js";
+import { parseToml } from "./toml.js";
 
 export interface Tau2Domain {
   name: Tau2DomainName;
@@ -36,6 +38,7 @@ const SPECS: Record<Tau2DomainName, Tau2DomainSpec> = {
   mock: mockDomain,
   retail: retailDomain,
   airline: airlineDomain,
+  telecom: telecomDomain,
 };
 
 /** `ENVACE_DATA_DIR`, else `../shared/data` next to the repository root (where package.json is). */
@@ -117,6 +120,25 @@ function loadAirlineDb(dir: string): Record<string, unknown> {
   return { flights: parts.flights, users: parts.users, reservations: parts.reservations };
 }
 
+function readToml(file: string): unknown {
+  const text = readText(file);
+  try {
+    return parseToml(text);
+  } catch (e) {
+    throw dataError(file, `invalid TOML (${(e as Error).message})`);
+  }
+}
+
+/**
+ * Telecom's policy as upstream's `get_environment` assembles it: the main policy and the tech
+ * support manual, each in its tag.
+ */
+function telecomPolicy(dir: string): string {
+  const main = readText(join(dir, "main_policy.md"));
+  const manual = readText(join(dir, "tech_support_manual.md"));
+  return `<main_policy>\n${main}\n</main_policy>\n<tech_support_policy>\n${manual}\n</tech_support_policy>`;
+}
+
 function loadTasks(file: string): Tau2Task[] {
   const raw = readJson(file, false);
   if (!Array.isArray(raw)) throw dataError(file, "field (root): expected a JSON array of tasks");
@@ -151,21 +173,24 @@ function loadSplits(file: string, tasks: Tau2Task[]): Record<string, string[]> {
 export function loadTau2Domain(name: Tau2DomainName, dataDir: string = defaultDataDir()): Tau2Domain {
   const spec = SPECS[name];
   if (!spec)
-    throw new EnvaceError("INVALID_CONFIG", `unknown tau2 domain '${String(name)}' (mock, retail, airline)`);
+    throw new EnvaceError(
+      "INVALID_CONFIG",
+      `unknown tau2 domain '${String(name)}' (mock, retail, airline, telecom)`,
+    );
   const dir = join(dataDir, "tau2", name);
-  const policy = readText(join(dir, "policy.md"));
+  const policy = name === "telecom" ? telecomPolicy(dir) : readText(join(dir, "policy.md"));
   const tasks = loadTasks(join(dir, "tasks.json"));
   const splits = loadSplits(join(dir, "split_tasks.json"), tasks);
+  const dbFile = join(dir, name === "telecom" ? "db.toml" : "db.json");
   const db =
     name === "airline"
       ? loadAirlineDb(dir)
-      : validateDb(readJson(join(dir, "db.json"), true), spec.dbType, join(dir, "db.json"));
+      : validateDb(name === "telecom" ? readToml(dbFile) : readJson(dbFile, true), spec.dbType, dbFile);
   let userDb: Record<string, unknown> | null = null;
   if (spec.userDbType) {
-    const file = join(dir, "user_db.json");
-    userDb = existsSync(file)
-      ? validateDb(readJson(file, true), spec.userDbType, file)
-      : validateDb(new Map(), spec.userDbType, file);
+    const file = join(dir, name === "telecom" ? "user_db.toml" : "user_db.json");
+    const raw = !existsSync(file) ? new Map() : name === "telecom" ? readToml(file) : readJson(file, true);
+    userDb = validateDb(raw, spec.userDbType, file);
   }
   const pristine: Tau2State = { db, userDb };
   return {

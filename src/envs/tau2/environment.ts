@@ -17,7 +17,7 @@ import { type PyModel, pyDump, pyDumpJson, pyValidate, toPlain } from "./py-mode
 import { bindArgs, type Args, type Toolkit, toolSchema } from "./toolkit.js";
 import type { Tau2InitialState } from "./task.js";
 
-export type Tau2DomainName = "mock" | "retail" | "airline";
+export type Tau2DomainName = "mock" | "retail" | "airline" | "telecom";
 export type Requestor = "assistant" | "user";
 
 /** The mutable state the tools work on. */
@@ -33,6 +33,18 @@ export interface Tau2DomainSpec {
   userDbType?: PyModel;
   toolkit: Toolkit<Tau2State>;
   userToolkit?: Toolkit<Tau2State>;
+  /**
+   * Upstream `Environment.sync_tools`: brings the two sides back in line (telecom mirrors the
+   * agent DB into the user's surroundings). Run after each tool response, each env function and
+   * at the end of set-up, never by the gold replay (`make_tool_call`).
+   */
+  sync?: (state: Tau2State) => void;
+}
+
+/** How a call is made: as a conversation's tool response (synced) or as upstream's `make_tool_call`. */
+export interface CallOptions {
+  /** Run the domain's `sync_tools` after a successful call (default true, as `get_response`). */
+  sync?: boolean;
 }
 
 /** A call of `initialization_actions` / `env_assertions` (upstream `EnvFunctionCall`). */
@@ -52,8 +64,15 @@ export interface Tau2Environment extends Environment {
   userTools(): ToolSchema[];
   /** Executes an agent tool call; never throws for tool errors. */
   call(call: ToolCall): Promise<ToolResult>;
-  /** Synchronous form of `call`, for a given requestor (upstream `make_tool_call`). */
-  callSync(call: Pick<ToolCall, "name" | "arguments">, requestor?: Requestor): ToolResult;
+  /**
+   * Synchronous form of `call`, for a given requestor: upstream `get_response` (the call, then
+   * `sync_tools`), or with `{sync: false}` upstream `make_tool_call` as the gold replay uses it.
+   */
+  callSync(
+    call: Pick<ToolCall, "name" | "arguments">,
+    requestor?: Requestor,
+    options?: CallOptions,
+  ): ToolResult;
   /** Whether `name` is a state-changing tool of that requestor (upstream `mutates_state`). */
   isMutating(name: string, requestor?: Requestor): boolean;
   /** The DB in upstream's `model_dump` shape: every optional field present, null when unset. */
@@ -125,6 +144,7 @@ export class Tau2Env implements Tau2Environment {
     this.state = state;
     this.dbType = spec.dbType;
     this.userDbType = spec.userDbType;
+    spec.sync?.(this.state);
   }
 
   tools(): ToolSchema[] {
@@ -151,7 +171,11 @@ export class Tau2Env implements Tau2Environment {
     return tool ? tool.mutates : false;
   }
 
-  callSync(call: Pick<ToolCall, "name" | "arguments">, requestor: Requestor = "assistant"): ToolResult {
+  callSync(
+    call: Pick<ToolCall, "name" | "arguments">,
+    requestor: Requestor = "assistant",
+    options: CallOptions = {},
+  ): ToolResult {
     let kit: Toolkit<Tau2State>;
     try {
       kit = this.toolkitFor(requestor);
@@ -169,7 +193,10 @@ export class Tau2Env implements Tau2Environment {
     try {
       // Tools check everything before their first change (see the domain files), so a refusal
       // leaves the state as it was.
-      const out = tool.run(this.state, bindArgs(kit.className, tool, args));
+      let out = tool.run(this.state, bindArgs(kit.className, tool, args));
+      if (options.sync ?? true) this.spec.sync?.(this.state);
+      // A tool returning a live model hands back a thunk: upstream serialises after the sync.
+      if (typeof out === "function") out = (out as () => unknown)();
       return { ok: true, content: typeof out === "string" ? out : pyJsonDumps(out) };
     } catch (e) {
       return { ok: false, error: toolError(e) };
@@ -208,7 +235,9 @@ export class Tau2Env implements Tau2Environment {
         kit.tools.find((t) => t.name === call.func_name);
       if (!fn)
         throw new PyError("AttributeError", `'${kit.className}' object has no attribute '${call.func_name}'`);
-      return { ok: true, value: fn.run(this.state, bindArgs(kit.className, fn, call.arguments ?? {})) };
+      const value = fn.run(this.state, bindArgs(kit.className, fn, call.arguments ?? {}));
+      this.spec.sync?.(this.state);
+      return { ok: true, value };
     } catch (e) {
       return { ok: false, error: toolError(e) };
     }
@@ -261,6 +290,7 @@ export class Tau2Env implements Tau2Environment {
         );
     }
     this.replayHistory(initialState.message_history ?? []);
+    this.spec.sync?.(this.state);
   }
 
   /** Upstream `update_db`: merge the update into the dump, then validate it again. */

@@ -14,6 +14,21 @@ export class PyFloat {
   }
 }
 
+/**
+ * A `datetime.date` or `datetime.datetime` from a `model_dump()`. Upstream hashes and tool results
+ * serialise it with `json.dumps(default=str)` (`str`: "2025-01-20 14:30:00"); a JSON-mode dump
+ * (`--dump-db`) writes the ISO form ("2025-01-20T14:30:00").
+ */
+export class PyDateTime {
+  constructor(readonly iso: string) {}
+  get str(): string {
+    return this.iso.replace("T", " ");
+  }
+  toJSON(): string {
+    return this.iso;
+  }
+}
+
 export interface PyJsonOptions {
   sortKeys?: boolean;
 }
@@ -36,6 +51,7 @@ function write(value: unknown, out: string[], sortKeys: boolean): void {
   else if (typeof value === "bigint") out.push(value.toString());
   else if (typeof value === "number") out.push(Number.isInteger(value) ? intRepr(value) : floatRepr(value));
   else if (value instanceof PyFloat) out.push(floatRepr(value.value));
+  else if (value instanceof PyDateTime) out.push(pyString(value.str));
   else if (Array.isArray(value)) {
     out.push("[");
     value.forEach((item, i) => {

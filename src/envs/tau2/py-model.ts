@@ -11,7 +11,7 @@
  * In memory a model is a plain object holding every declared field, a `Dict[str, X]` is a `Map`
  * (insertion order kept, no key coercion), a list is an array.
  */
-import { floatRepr, PyFloat, pyJsonDumps, pyString } from "./py-json.js";
+import { floatRepr, PyDateTime, PyFloat, pyJsonDumps, pyString } from "./py-json.js";
 import { PyError, pyRepr, pyTypeName } from "./py-errors.js";
 
 export type PyType =
@@ -20,11 +20,13 @@ export type PyType =
   | { k: "float" }
   | { k: "bool" }
   | { k: "any" }
-  | { k: "literal"; values: readonly string[] }
+  | { k: "date" }
+  | { k: "datetime" }
+  | { k: "literal"; values: readonly string[]; enum?: boolean }
   | { k: "opt"; t: PyType }
   | { k: "list"; t: PyType }
   | { k: "dict"; t: PyType }
-  | { k: "model"; name: string; fields: readonly PyField[] }
+  | { k: "model"; name: string; fields: readonly PyField[]; forbidExtra?: boolean }
   | { k: "union"; tag: string; options: readonly Extract<PyType, { k: "model" }>[] };
 
 export interface PyField {
@@ -43,11 +45,24 @@ export const T = {
   float: { k: "float" } as PyType,
   bool: { k: "bool" } as PyType,
   any: { k: "any" } as PyType,
+  /** `datetime.date`, held as "YYYY-MM-DD". */
+  date: { k: "date" } as PyType,
+  /** `datetime.datetime`, held as "YYYY-MM-DDTHH:MM:SS". */
+  datetime: { k: "datetime" } as PyType,
   lit: (...values: string[]): PyType => ({ k: "literal", values }),
+  /** A `str` Enum: validates like a literal, with pydantic's `enum` error type. */
+  enumOf: (...values: string[]): PyType => ({ k: "literal", values, enum: true }),
   opt: (t: PyType): PyType => ({ k: "opt", t }),
   list: (t: PyType): PyType => ({ k: "list", t }),
   dict: (t: PyType): PyType => ({ k: "dict", t }),
   model: (name: string, fields: PyField[]): PyModel => ({ k: "model", name, fields }),
+  /** A `BaseModelNoExtra` (extra="forbid"): unknown keys are validation errors. */
+  strictModel: (name: string, fields: PyField[]): PyModel => ({
+    k: "model",
+    name,
+    fields,
+    forbidExtra: true,
+  }),
   union: (tag: string, ...options: PyModel[]): PyType => ({ k: "union", tag, options }),
 };
 
@@ -114,7 +129,18 @@ function validateInto(v: unknown, t: PyType, loc: (string | number)[], issues: P
       }
       return bad("float_type", "Input should be a valid number");
     case "literal":
-      return typeof v === "string" && t.values.includes(v) ? v : bad("literal_error", literalMsg(t.values));
+      return typeof v === "string" && t.values.includes(v)
+        ? v
+        : bad(t.enum ? "enum" : "literal_error", literalMsg(t.values));
+    case "date":
+      if (typeof v === "string" && /^\d{4}-\d{2}-\d{2}$/.test(v)) return v;
+      return bad("date_from_datetime_parsing", "Input should be a valid date");
+    case "datetime":
+      if (typeof v === "string" && /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?$/.test(v)) {
+        const [day, time] = v.split(/[T ]/) as [string, string | undefined];
+        return `${day}T${time ? (time.length === 5 ? `${time}:00` : time) : "00:00:00"}`;
+      }
+      return bad("datetime_from_date_parsing", "Input should be a valid datetime");
     case "opt":
       return v === null ? null : validateInto(v, t.t, loc, issues);
     case "list":
@@ -139,6 +165,18 @@ function validateInto(v: unknown, t: PyType, loc: (string | number)[], issues: P
           continue;
         }
         out[f.name] = validateInto(input.get(f.name), f.t, [...loc, f.name], issues);
+      }
+      if (t.forbidExtra) {
+        const known = new Set(t.fields.map((f) => f.name));
+        for (const [key, x] of input) {
+          if (!known.has(key))
+            issues.push({
+              loc: [...loc, key],
+              type: "extra_forbidden",
+              msg: "Extra inputs are not permitted",
+              input: x,
+            });
+        }
       }
       return out;
     }
@@ -197,6 +235,9 @@ export function pyDump(v: unknown, t: PyType): unknown {
   switch (t.k) {
     case "float":
       return typeof v === "number" ? new PyFloat(v) : generic(v);
+    case "date":
+    case "datetime":
+      return typeof v === "string" ? new PyDateTime(v) : generic(v);
     case "opt":
       return v === null || v === undefined ? null : pyDump(v, t.t);
     case "list":
@@ -227,7 +268,7 @@ export function pyDump(v: unknown, t: PyType): unknown {
 
 function generic(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(generic);
-  if (v instanceof PyFloat) return v;
+  if (v instanceof PyFloat || v instanceof PyDateTime) return v;
   const entries = objectEntries(v);
   if (entries) return new Map(entries.map(([key, x]) => [key, generic(x)]));
   return v === undefined ? null : v;
@@ -236,6 +277,7 @@ function generic(v: unknown): unknown {
 /** A `pyDump` tree as plain JSON values (Maps become objects; floats become numbers). */
 export function toPlain(tree: unknown): unknown {
   if (tree instanceof PyFloat) return tree.value;
+  if (tree instanceof PyDateTime) return tree.iso;
   if (typeof tree === "bigint") return Number(tree);
   if (Array.isArray(tree)) return tree.map(toPlain);
   if (tree instanceof Map) {
@@ -273,6 +315,10 @@ function writeTyped(v: unknown, t: PyType, out: string[], sortKeys: boolean): vo
       break;
     case "float":
       if (typeof v === "number") return void out.push(floatRepr(v));
+      break;
+    case "date":
+    case "datetime":
+      if (typeof v === "string") return void out.push(pyString(new PyDateTime(v).str));
       break;
     case "opt":
       if (v === null || v === undefined) return void out.push("null");
@@ -335,6 +381,8 @@ export function pyClone<V>(v: V, t: PyType): V {
     case "float":
     case "bool":
     case "literal":
+    case "date":
+    case "datetime":
       if (v === null || typeof v !== "object") return v;
       break;
     case "opt":

@@ -9,7 +9,8 @@ import { PyError } from "./py-errors.js";
 
 export interface ParamSpec {
   name: string;
-  description: string;
+  /** The docstring's line for it; absent when the docstring has none (no `description` key). */
+  description?: string;
   /** The type part of the property schema, e.g. `{type: "string"}`. */
   schema: JSONSchema;
   /** Present when the Python parameter has a default (then it is not required). */
@@ -66,7 +67,8 @@ export function toolSchema(
 ): ToolSchema {
   const properties: Record<string, unknown> = {};
   for (const p of def.params) {
-    const prop: Record<string, unknown> = { ...p.schema, description: p.description, title: title(p.name) };
+    const prop: Record<string, unknown> = { ...p.schema, title: title(p.name) };
+    if (p.description !== undefined) prop.description = p.description;
     if (p.default) prop.default = p.default.value;
     properties[p.name] = prop;
   }
