@@ -7,6 +7,7 @@ import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import type { StepMetrics } from "../../../src/train/step-metrics.js";
 import type { TrainSummary } from "../../../src/train/loop.js";
+import "../../../src/envs/toolworld/register.js"; // configs use `generator: toolworld`
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "../../..");
