@@ -1,0 +1,10 @@
+export { dumpVitaDb, loadVitaDb, Registries } from "./db.js";
+export type { VitaDb, VitaDomainName } from "./db.js";
+export { DOMAIN_TOOLS, toJsonStr, VitaEnvironment } from "./environment.js";
+export type { VitaEnvOptions, VitaLang } from "./environment.js";
+export { extractPartial, partialRatio, ratio, rerank } from "./fuzz.js";
+export { parsePy, pyJsonDumpsUnicode, pyRepr } from "./py-value.js";
+export type { PyValue } from "./py-value.js";
+export { weekday } from "./py-time.js";
+export { wallClock } from "./tool-context.js";
+export type { VitaClock } from "./tool-context.js";

@@ -1,0 +1,59 @@
+/**
+ * What a VitaBench tool runs against: the DB, the instance registries, the clock that order ids
+ * are derived from, and the language (which picks `get_holiday_date`'s table).
+ */
+import { createHash } from "node:crypto";
+import type { Registries, VitaDb } from "./db.js";
+import { formatDateTime } from "./py-time.js";
+import { floatRepr } from "./py-value.js";
+
+/** Seconds since the epoch as a float, like Python's `datetime.now().timestamp()`. */
+export type VitaClock = () => number;
+
+export const wallClock: VitaClock = () => Date.now() / 1000;
+
+export interface ToolContext {
+  db: VitaDb;
+  reg: Registries;
+  clock: VitaClock;
+  lang: "en" | "zh";
+}
+
+export type Args = Record<string, unknown>;
+
+export interface VitaToolDef {
+  name: string;
+  /** The Python class defining the method, for TypeError texts ("DeliveryTools.x() got …"). */
+  cls: "ToolKitBase" | "DeliveryTools" | "InStoreTools";
+  params: { name: string; default?: { value: unknown } }[];
+  /** Upstream's tool type: WRITE tools change the DB. */
+  type: "read" | "write" | "generic";
+  run(ctx: ToolContext, args: Args): unknown;
+}
+
+export const sha256Hex = (s: string): string => createHash("sha256").update(s, "utf8").digest("hex");
+
+const ORDER_ID_SCHEME: Record<string, { prefix: string; idPrefix: string; withUser: boolean }> = {
+  delivery: { prefix: "#DELIVERY#", idPrefix: "OT", withUser: true },
+  instore: { prefix: "#INSTORE#", idPrefix: "OI", withUser: false },
+  instore_book: { prefix: "#INSTORE_BOOK#", idPrefix: "OI", withUser: false },
+  instore_reservation: { prefix: "#INSTORE_RESV#", idPrefix: "OI", withUser: false },
+};
+
+/** Upstream's `DB.assign_order_id`: prefix + sha256(scheme [+ user] + str(timestamp))[:10]. */
+export function assignOrderId(
+  ctx: ToolContext,
+  scenario: keyof typeof ORDER_ID_SCHEME,
+  userId: string,
+): string {
+  const scheme = ORDER_ID_SCHEME[scenario];
+  if (!scheme) throw new Error(`Unsupported scenario type: ${scenario}`);
+  const input = scheme.prefix + (scheme.withUser ? userId : "") + floatRepr(ctx.clock());
+  return scheme.idPrefix + sha256Hex(input).slice(0, 10);
+}
+
+/** Upstream's `get_now`: the task's frozen time when set, else the clock's. */
+export function getNow(ctx: ToolContext): string {
+  if (ctx.db.time) return ctx.db.time;
+  return formatDateTime(Math.floor(ctx.clock() * 1000));
+}
