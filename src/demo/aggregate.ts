@@ -24,6 +24,12 @@ export function pooled(perSeed: readonly (readonly number[])[]): MeanCIJson {
   return json(means);
 }
 
+/** [mean − ci95, mean + ci95], clipped to [0, 1]; null without an interval. */
+export function interval(m: MeanCIJson): [number, number] | null {
+  if (m.mean === null || m.ci95 === null) return null;
+  return [Math.max(0, m.mean - m.ci95), Math.min(1, m.mean + m.ci95)];
+}
+
 export interface ArmRun {
   spec: ArmSpec;
   training: ArmTraining;
@@ -43,12 +49,21 @@ export function armResult(runs: readonly ArmRun[]): ArmResult {
     EVAL_SPLITS.map((s) => [s, pooled(runs.map((r) => r.evaluation.success[s]))]),
   ) as ArmResult["success"];
   const rw = runs.map((r) => r.evaluation.rehearsedWorldSuccess);
+  const unseen = {
+    exact: avg(runs.map((r) => r.evaluation.fidelityUnseen.exact)),
+    f1: avg(runs.map((r) => r.evaluation.fidelityUnseen.f1)),
+    n: runs.reduce((a, r) => a + r.evaluation.fidelityUnseen.n, 0),
+  };
   return {
     name: spec.name,
     train_env_calls: runs.reduce((a, r) => a + r.training.envCalls, 0),
     success,
     reward_mean: avg(runs.flatMap((r) => r.evaluation.reward)),
     fidelity: { recorded: fid("recorded"), own_calls: fid("own_calls") },
+    fidelity_unseen: unseen,
+    success_ci: Object.fromEntries(
+      EVAL_SPLITS.map((s) => [s, interval(success[s])]),
+    ) as ArmResult["success_ci"],
     rehearsed_world_success: rw.every((x) => x !== null) ? pooled(rw as number[][]) : null,
     steps: runs[0]!.training.steps,
     minutes: runs.reduce((a, r) => a + r.minutes, 0),

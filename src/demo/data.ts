@@ -1,4 +1,5 @@
-import type { Task } from "../core/task.js";
+import { canonicalJson } from "../core/canonical-json.js";
+import type { Example, Task } from "../core/task.js";
 import { generateTasks, toolworldCorpus, toolworldVocabulary } from "../envs/toolworld/index.js";
 import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
 import { toolIndex } from "./policy-view.js";
@@ -14,8 +15,14 @@ import {
 export interface DemoData {
   /** Training tasks per training domain (tasks, checklists and recorded `examples`). */
   train: Record<string, Task[]>;
-  /** Held-out evaluation tasks, disjoint from training. */
+  /**
+   * Held-out evaluation tasks, disjoint from training. Their `examples` are NOT their own recorded
+   * calls (that would hand the rehearser the answers): they are other tasks' logged calls on the same
+   * world (`borrowExamples`), so every rehearsal during evaluation answers calls it was not shown.
+   */
   eval: Record<EvalSplit, Task[]>;
+  /** The env-less evaluation tasks with their own recorded examples: only for the answers-in-prompt fidelity figure. */
+  envlessWithAnswers: Task[];
   /** Text the tiny model's tokenizer is trained on. */
   corpus: string;
   /** Entity strings that become single tokens (worker `--vocab-extra`). */
@@ -28,21 +35,29 @@ export interface DemoData {
  */
 export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
   const train: Record<string, Task[]> = {};
+  // Every domain's tasks share a small pool of worlds (its database), train and held-out alike.
+  const worlds = { seed: seed * 101 + 77, count: plan.worldsPerDomain };
   for (const [i, domain] of TRAIN_DOMAINS.entries()) {
     train[domain] = generateTasks({
       domain,
       seed: seed * 101 + i,
       count: plan.trainTasksPerDomain,
       split: "train",
+      worlds,
     });
   }
   const held = (domain: string, count: number, salt: number) =>
-    generateTasks({ domain, seed: seed * 101 + 50 + salt, count, split: "heldout" });
+    generateTasks({ domain, seed: seed * 101 + 50 + salt, count, split: "heldout", worlds });
   const perEnvless = Math.ceil(plan.evalTasks / ENVLESS_DOMAINS.length);
-  const evalSets: Record<EvalSplit, Task[]> = {
+  const keyed: Record<EvalSplit, Task[]> = {
     env_domain: held(ENV_DOMAIN, plan.evalTasks, 0),
     envless: ENVLESS_DOMAINS.flatMap((d, i) => held(d, perEnvless, 1 + i)),
     heldout_domain: held(HELDOUT_DOMAIN, plan.evalTasks, 9),
+  };
+  const evalSets: Record<EvalSplit, Task[]> = {
+    env_domain: borrowExamples(keyed.env_domain, train[ENV_DOMAIN] ?? keyed.env_domain),
+    envless: keyed.envless.map((t) => borrowExamples([t], train[t.domain] ?? keyed.envless)[0]!),
+    heldout_domain: borrowExamples(keyed.heldout_domain, keyed.heldout_domain),
   };
   // The tokenizer learns from training tasks only, plus the held-out domain's tool schemas (what a
   // deployment would know of a new domain); entities are whole tokens through the vocabulary.
@@ -58,7 +73,42 @@ export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
     "\n" +
     rehearsalLines(trainTasks).join("\n") +
     "\n";
-  return { train, eval: evalSets, corpus, vocabulary: toolworldVocabulary() };
+  return {
+    train,
+    eval: evalSets,
+    envlessWithAnswers: keyed.envless,
+    corpus,
+    vocabulary: toolworldVocabulary(),
+  };
+}
+
+/** Logged tasks lent per evaluation task (more logs: more of the world shown, longer prompts). */
+const LENT_TASKS = 3;
+
+/**
+ * Each task with `examples` taken from up to three OTHER tasks of `pool` on the same world (the
+ * same domain database), leaving out any call the task's own recorded run made: the rehearser sees
+ * real evidence about the domain and the world, never the evaluated task's own results.
+ */
+export function borrowExamples(tasks: readonly Task[], pool: readonly Task[]): Task[] {
+  return tasks.map((task) => {
+    const own = new Set(task.examples.map(callKey));
+    const world = (t: Task) => (t.env && "seed" in t.env ? t.env.seed : undefined);
+    const lenders = pool.filter((o) => o.id !== task.id && world(o) === world(task)).slice(0, LENT_TASKS);
+    const seen = new Set<string>();
+    const examples: Example[] = [];
+    for (const e of lenders.flatMap((o) => o.examples)) {
+      const key = callKey(e);
+      if (own.has(key) || seen.has(key)) continue;
+      seen.add(key);
+      examples.push(e);
+    }
+    return { ...task, examples };
+  });
+}
+
+function callKey(e: Pick<Example, "name" | "arguments">): string {
+  return `${e.name} ${canonicalJson(e.arguments)}`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { summarizeFidelity } from "../bench/fidelity.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
 import type { ArmResult } from "../report/results.js";
@@ -12,11 +13,15 @@ import {
 } from "./evaluate.js";
 import { EVAL_SPLITS, type DemoPlan, type EvalSplit } from "./layout.js";
 
+type Fidelity = NonNullable<ArmResult["fidelity"]>["recorded"];
+
 /** Per-task outcomes of one arm on one seed, kept so that several seeds can be pooled. */
 export interface ArmEvaluation {
   success: Record<EvalSplit, number[]>;
   reward: number[];
   fidelity: NonNullable<ArmResult["fidelity"]>;
+  /** Fidelity on calls whose answer no prompt showed: held-out recorded calls and the policy's own calls. */
+  fidelityUnseen: Fidelity;
   rehearsedWorldSuccess: number[] | null;
   firstCallCopy: number;
   /** Real calls made by evaluation (reported, not part of the scarce training budget). */
@@ -25,8 +30,11 @@ export interface ArmEvaluation {
 
 /**
  * Evaluates a policy in the real environments on the three held-out sets; measures rehearsal
- * fidelity on recorded calls (the env-less domains' held-out traces) and on its own calls; and,
- * for rehearsal arms, success inside its own rehearsed world on the env-less set.
+ * fidelity on recorded calls (with the task's own recorded answers in the prompt: the figure that
+ * tests copying), on its own calls, and on every call whose answer no prompt showed; and, for
+ * rehearsal arms, success inside its own rehearsed world on the env-less set. Evaluation prompts
+ * never carry the evaluated task's own results (`DemoData.eval`), so the rehearsed world is the
+ * policy's own, not an answer key.
  */
 export async function evaluateArm(
   policy: ChatModel,
@@ -50,21 +58,22 @@ export async function evaluateArm(
       copy = firstCallCopy(out.episodes, tasks);
     }
   }
-  const recorded = await recordedFidelity(policy, data.eval.envless, plan.fidelityCalls, plan.concurrency);
-  const own = await ownCallFidelity(
-    policy,
-    data.eval.envless,
-    envlessEpisodes,
-    plan.fidelityCalls,
-    plan.concurrency,
-  );
+  const opts = { max: plan.fidelityCalls, concurrency: plan.concurrency };
+  const recorded = await recordedFidelity(policy, data.envlessWithAnswers, opts);
+  const own = await ownCallFidelity(policy, data.eval.envless, envlessEpisodes, opts);
+  const heldoutRecorded = await recordedFidelity(policy, data.eval.envless, { ...opts, unseenOnly: true });
+  const ownUnseen = await ownCallFidelity(policy, data.eval.envless, envlessEpisodes, {
+    ...opts,
+    unseenOnly: true,
+  });
   const rehearsedWorldSuccess = arm.rehearsedWorld
     ? (await runRehearsedWorld(policy, data.eval.envless, plan.concurrency)).success
     : null;
   return {
     success,
     reward,
-    fidelity: { recorded, own_calls: own },
+    fidelity: { recorded: summarizeFidelity(recorded), own_calls: summarizeFidelity(own) },
+    fidelityUnseen: summarizeFidelity([...heldoutRecorded, ...ownUnseen]),
     rehearsedWorldSuccess,
     firstCallCopy: copy,
     evalEnvCalls,

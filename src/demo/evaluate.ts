@@ -2,7 +2,7 @@ import { canonicalJson } from "../core/canonical-json.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
-import { fidelity, parseMaybeJson, summarizeFidelity, type FidelityScore } from "../bench/fidelity.js";
+import { fidelity, parseMaybeJson, type FidelityScore } from "../bench/fidelity.js";
 import { createToolworldEnv, goldSolve } from "../envs/toolworld/index.js";
 import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
 import { parseExecutionResult } from "../rollout/execution-result.js";
@@ -106,16 +106,40 @@ async function scoreProbes(
   });
 }
 
+/** Whether the probe's exact call (name and arguments) is among the examples its prompt shows. */
+function answerInPrompt(p: RehearsalProbe): boolean {
+  const key = canonicalJson({ n: p.call.name, a: p.call.arguments });
+  return p.task.examples.some((e) => canonicalJson({ n: e.name, a: e.arguments }) === key);
+}
+
+/** Fidelity scores of the probes, all of them or only those whose answer is not in the prompt. */
+async function fidelityOf(
+  policy: ChatModel,
+  probes: readonly RehearsalProbe[],
+  concurrency: number,
+  unseenOnly: boolean,
+): Promise<FidelityScore[]> {
+  return scoreProbes(policy, unseenOnly ? probes.filter((p) => !answerInPrompt(p)) : probes, concurrency);
+}
+
+export interface FidelityOptions {
+  max: number;
+  concurrency: number;
+  /** Only calls whose answer the prompt's examples do not show (issue 11's `fidelity_unseen`). */
+  unseenOnly?: boolean;
+}
+
 /**
- * Fidelity on recorded calls: the gold runs' calls of `tasks`, rehearsed with the same prompt and
- * evidence (the task's recorded examples) that rehearsal uses in training and at test time.
+ * Fidelity on recorded calls: the gold runs' calls of `tasks`, rehearsed with the prompt and the
+ * evidence (`task.examples`) that `tasks` carry: their own recorded calls (the answers are in the
+ * prompt: a copying test) or other tasks' calls (evaluation hygiene: the answers are not).
  */
 export async function recordedFidelity(
   policy: ChatModel,
   tasks: readonly Task[],
-  max: number,
-  concurrency: number,
-) {
+  opts: FidelityOptions,
+): Promise<FidelityScore[]> {
+  const { max } = opts;
   const probes: RehearsalProbe[] = [];
   for (const task of tasks) {
     const run = goldSolve(task);
@@ -134,7 +158,7 @@ export async function recordedFidelity(
       }
     }
   }
-  return summarizeFidelity(await scoreProbes(policy, probes, concurrency));
+  return fidelityOf(policy, probes, opts.concurrency, opts.unseenOnly === true);
 }
 
 /** Fidelity on the policy's own calls: every real call of real-environment episodes, rehearsed afterwards. */
@@ -142,9 +166,9 @@ export async function ownCallFidelity(
   policy: ChatModel,
   tasks: readonly Task[],
   episodes: readonly EpisodeResult[],
-  max: number,
-  concurrency: number,
-) {
+  opts: FidelityOptions,
+): Promise<FidelityScore[]> {
+  const { max } = opts;
   const probes: RehearsalProbe[] = [];
   episodes.forEach((ep, i) => {
     for (const rec of ep.calls) {
@@ -161,5 +185,5 @@ export async function ownCallFidelity(
       });
     }
   });
-  return summarizeFidelity(await scoreProbes(policy, probes, concurrency));
+  return fidelityOf(policy, probes, opts.concurrency, opts.unseenOnly === true);
 }

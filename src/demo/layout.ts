@@ -17,6 +17,8 @@ export interface DemoPlan {
   /** Tiny model size (worker `--init tiny --size`). */
   size: "xs" | "s" | "m";
   trainTasksPerDomain: number;
+  /** Worlds (databases) per domain that tasks share; evaluation tasks use the same worlds. */
+  worldsPerDomain: number;
   /** Held-out tasks per evaluation set (the env-less set splits them over its two domains). */
   evalTasks: number;
   sft: { epochs: number; batchSize: number; lr: number; warmupSteps: number };
@@ -32,7 +34,9 @@ export const FULL_PLAN: DemoPlan = {
   // seen often (the model memorises id → result pairs instead of copying), and batches of 16 buy the
   // optimizer steps (~750, ~1.1M tokens, ~6 min) after which copying ids switches on.
   trainTasksPerDomain: 1000,
-  evalTasks: 50,
+  worldsPerDomain: 20,
+  // 152 tasks per set: a 95% CI half-width of at most 8 points (1.96·√(.25/152) = 7.95).
+  evalTasks: 152,
   // 3 epochs: at 2, copying switched on for one of two seeds only (measured).
   sft: { epochs: 3, batchSize: 16, lr: 3e-3, warmupSteps: 20 },
   // Every RL arm gets the same budget: 20 steps × 6 tasks × 8 samples = 960 episodes (~1.5–2 min an
@@ -45,6 +49,7 @@ export const FULL_PLAN: DemoPlan = {
 export const QUICK_PLAN: DemoPlan = {
   size: "xs",
   trainTasksPerDomain: 60,
+  worldsPerDomain: 6,
   evalTasks: 12,
   sft: { epochs: 1, batchSize: 16, lr: 3e-3, warmupSteps: 2 },
   rl: { steps: 2, tasksPerStep: 2, groupSize: 4, lr: 2e-4, klAnchor: 0.1 },

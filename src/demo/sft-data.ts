@@ -1,19 +1,24 @@
 import type { Task } from "../core/task.js";
 import {
   createToolworldEnv,
-  goldSolve,
+  pastAgentRun,
   toolworldResultValue,
   type GoldRun,
+  type PastAgentRun,
 } from "../envs/toolworld/index.js";
 import { goldRunSftExamples } from "../train/gold-sft.js";
 import { rehearsingExample, type SftExample } from "../train/sft.js";
 import { renderAssistantText } from "../core/tool-call-text.js";
 import { withToolIndex } from "./policy-view.js";
 import { mulberry32 } from "../train/task-sampler.js";
+import { withLoggedNote } from "./rehearsal-notes.js";
 
 /**
- * The SFT warm start's data (issue 5, step 2), from recorded traces only: acting turns of the gold
- * runs, and rehearsing turns whose targets are the recorded real responses, plus one probe call per
+ * The SFT warm start's data (issues 5 and 11), from recorded traces only: the logs of a past agent
+ * (`pastAgentRun`: correct in most traces, with realistic, checkable mistakes in the others, and
+ * real responses to every call it made, mistakes included). Nobody can verify the logs without an
+ * environment, so SFT trains on them as they are: acting turns of the logged runs, and rehearsing
+ * turns whose targets are the logged real responses, plus one probe call per
  * task on an id of the same kind that the recorded run did not touch, answered by the environment
  * that recorded the trace (mostly "not found": the honest answer for an unseen id).
  * Act prompts carry the one-line tool index instead of the schemas (`policy-view.ts`), exactly as
@@ -22,25 +27,39 @@ import { mulberry32 } from "../train/task-sampler.js";
 export function demoSftExamples(
   tasks: readonly Task[],
   seed: number,
-  opts: { rehearsePerTask?: number } = {},
-): { act: SftExample[]; rehearse: SftExample[] } {
+  opts: { rehearsePerTask?: number; noteShare?: number } = {},
+): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
+  const noteShare = opts.noteShare ?? DEMO_NOTE_SHARE;
   const act: SftExample[] = [];
   const rehearse: SftExample[] = [];
   const rand = mulberry32(seed);
+  let flawedTraces = 0;
   for (const task of tasks) {
-    const run = goldSolve(task);
+    const run: PastAgentRun = pastAgentRun(task, rand);
+    if (run.flaws.length > 0) flawedTraces++;
     const gold = goldRunSftExamples(task, run, { roles: ["act", "rehearse"], variant: "compact" });
+    const withNote = task.user_turns.length === 1 && rand() < noteShare;
     act.push(
-      ...gold.act.map((ex) => ({ messages: withToolIndex(ex.messages, task.tools), targets: ex.targets })),
+      ...gold.act.map((ex) => {
+        const messages = withNote ? withLoggedNote(ex.messages, task, run, rand) : ex.messages;
+        return { messages: withToolIndex(messages, task.tools), targets: ex.targets };
+      }),
     );
     const candidates = [...gold.rehearse];
     const probe = probeCall(run, rand);
     if (probe) candidates.push(probeExample(task, probe));
     rehearse.push(...pickRehearsals(candidates, perTask, rand));
   }
-  return { act, rehearse };
+  return { act, rehearse, flawedTraces };
 }
+
+/**
+ * Share of single-turn acting examples whose system message carries a private rehearsal note, as
+ * test-time rehearsal writes it: without such examples the actor never saw a note in training and
+ * collapsed when one appeared (issue 11, measured: 0% with rehearsal).
+ */
+export const DEMO_NOTE_SHARE = 0.25;
 
 /**
  * Rehearse examples kept per task. Copying ids is learned from acting turns, and a tiny model's SFT

@@ -9,7 +9,7 @@ import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
 
 /** Bump when the SFT recipe changes, so that cached checkpoints of the old recipe are not reused. */
-const SFT_RECIPE_VERSION = 4;
+const SFT_RECIPE_VERSION = 5;
 
 export interface SftStageResult {
   /** A Hugging Face model directory (weights + tokenizer) that workers start from. */
@@ -17,6 +17,8 @@ export interface SftStageResult {
   cached: boolean;
   minutes: number;
   examples: { act: number; rehearse: number };
+  /** Share of the past agent's logged traces (the SFT data) that contain a mistake. */
+  flawedShare: number;
   lossByStep: number[];
 }
 
@@ -47,6 +49,7 @@ export async function sftCheckpoint(
         size: plan.size,
         sft: plan.sft,
         tasks: plan.trainTasksPerDomain,
+        worlds: plan.worldsPerDomain,
         seed,
       }),
     )
@@ -56,8 +59,9 @@ export async function sftCheckpoint(
   const trainTasks = Object.values(data.train).flat();
   const sft = demoSftExamples(trainTasks, seed);
   const counts = { act: sft.act.length, rehearse: sft.rehearse.length };
+  const flawedShare = sft.flawedTraces / Math.max(1, trainTasks.length);
   if (existsSync(join(dir, "config.json")))
-    return { dir, cached: true, minutes: 0, examples: counts, lossByStep: [] };
+    return { dir, cached: true, minutes: 0, examples: counts, flawedShare, lossByStep: [] };
 
   const t0 = Date.now();
   const tmp = `${dir}.tmp-${process.pid}`;
@@ -104,6 +108,7 @@ export async function sftCheckpoint(
       cached: false,
       minutes: (Date.now() - t0) / 60000,
       examples: counts,
+      flawedShare,
       lossByStep: res.lossByStep,
     };
   } finally {

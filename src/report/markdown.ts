@@ -9,29 +9,42 @@ function pct(m: MeanCIJson | null | undefined): string {
 /** The demo's main table (issue 5) as GitHub markdown, plus the test-time rows. */
 export function resultsMarkdown(r: DemoResults): string {
   const lines = [
-    "| arm | env calls in training | success: env domain | success: env-less domains | success: held-out domain | fidelity | rehearsed-world success |",
-    "|---|---|---|---|---|---|---|",
+    "| arm | env calls in training | success: env domain | success: env-less domains | success: held-out domain | fidelity (answers in prompt) | fidelity (unseen calls) | rehearsed-world success |",
+    "|---|---|---|---|---|---|---|---|",
   ];
   for (const a of r.arms) {
     const fid = a.fidelity ? `${(100 * a.fidelity.recorded.exact).toFixed(1)}` : "–";
+    const unseen = a.fidelity_unseen
+      ? `${(100 * a.fidelity_unseen.exact).toFixed(1)} (n=${a.fidelity_unseen.n})`
+      : "–";
     lines.push(
       `| ${a.name} | ${a.train_env_calls} | ${pct(a.success.env_domain)} | ${pct(a.success.envless)} | ${pct(
         a.success.heldout_domain,
-      )} | ${fid} | ${pct(a.rehearsed_world_success)} |`,
+      )} | ${fid} | ${unseen} | ${pct(a.rehearsed_world_success)} |`,
     );
   }
+  const g = r.sft_gate;
+  const gateSeeds =
+    g.seeds_passed !== undefined && g.per_seed
+      ? ` Passed on ${g.seeds_passed} of ${g.per_seed.length} seed(s)` +
+        (g.fidelity_unseen !== undefined
+          ? `; fidelity on unseen calls ${(100 * g.fidelity_unseen).toFixed(1)}%.`
+          : ".")
+      : "";
   const out = [
     `# envace demo results`,
     "",
     `Run time ${r.minutes.toFixed(1)} min. SFT gate: first-call copy ${(
       100 * r.sft_gate.first_call_copy
-    ).toFixed(1)}%, fidelity ${(100 * r.sft_gate.fidelity).toFixed(1)}%.`,
+    ).toFixed(1)}%, fidelity ${(100 * r.sft_gate.fidelity).toFixed(1)}% (answers in prompt).${gateSeeds}`,
     "",
     ...lines,
     "",
     "Success is measured in the real environments (every checklist standard met), mean ± 95% CI over tasks" +
       (r.seeds && r.seeds > 1 ? " and seeds" : "") +
-      ". Fidelity is the exact-match rate of rehearsed tool responses against the real ones on recorded calls.",
+      ". Fidelity is the exact-match rate of rehearsed tool responses against the real ones: on recorded calls" +
+      " with the task's own answers in the prompt (a copying test), and on calls whose answers no prompt showed" +
+      " (held-out recorded calls with other tasks' logs as evidence, and the policy's own calls).",
   ];
   if (r.testtime.length > 0) {
     out.push(

@@ -10,6 +10,11 @@ export const MeanCIZ = z.object({
   n: z.number().optional(),
 });
 
+export const FidelityZ = z.object({ exact: z.number(), f1: z.number(), n: z.number() });
+
+/** A 95% interval [low, high]; null when it cannot be computed (one value). */
+export const IntervalZ = z.tuple([z.number(), z.number()]).nullable();
+
 export const ArmNameZ = z.enum(["sft", "real", "simulator", "envace", "envace_anchored", "real_all"]);
 
 export const ArmResultZ = z.object({
@@ -20,10 +25,17 @@ export const ArmResultZ = z.object({
   /** Rehearsal fidelity of this arm's model: exact JSON match and field-level F1 vs the real response. */
   fidelity: z
     .object({
-      recorded: z.object({ exact: z.number(), f1: z.number(), n: z.number() }),
-      own_calls: z.object({ exact: z.number(), f1: z.number(), n: z.number() }),
+      recorded: FidelityZ,
+      own_calls: FidelityZ,
     })
     .nullable(),
+  /**
+   * Fidelity on calls whose answer no prompt showed (held-out recorded calls rehearsed with other
+   * tasks' logs as evidence, and the policy's own calls): what rehearsal rests on during RL.
+   */
+  fidelity_unseen: FidelityZ.nullable().optional(),
+  /** 95% interval [low, high] of success per evaluation set (over tasks; over seeds with --seeds > 1). */
+  success_ci: z.object({ env_domain: IntervalZ, envless: IntervalZ, heldout_domain: IntervalZ }).optional(),
   /** Success measured inside the arm's own rehearsed world (co-adaptation diagnostic). */
   rehearsed_world_success: MeanCIZ.nullable(),
   steps: z.number(),
@@ -46,7 +58,30 @@ export const DemoResultsZ = z.object({
   seed: z.number().optional(),
   seeds: z.number().optional(),
   quick: z.boolean().optional(),
-  sft_gate: z.object({ first_call_copy: z.number(), fidelity: z.number(), passed: z.boolean().optional() }),
+  sft_gate: z.object({
+    first_call_copy: z.number(),
+    fidelity: z.number(),
+    passed: z.boolean().optional(),
+    /** Fidelity on unseen calls (mean over seeds), what the gate checks beside first-call copy. */
+    fidelity_unseen: z.number().optional(),
+    /** Seeds whose own SFT model passed the gate, out of `seeds`. */
+    seeds_passed: z.number().optional(),
+    per_seed: z
+      .array(
+        z.object({
+          seed: z.number(),
+          first_call_copy: z.number(),
+          fidelity: z.number(),
+          fidelity_unseen: z.number(),
+          passed: z.boolean(),
+          /** SFT success on the env-less set (the headroom RL has). */
+          envless_success: z.number().optional(),
+          /** Share of the SFT logs (past-agent traces) with a mistake. */
+          flawed_traces: z.number().optional(),
+        }),
+      )
+      .optional(),
+  }),
   arms: z.array(ArmResultZ),
   testtime: z.array(TestTimeRowZ),
   notes: z.array(z.string()).optional(),

@@ -14,6 +14,7 @@ interface DemoFlags {
   cache: string;
   arms?: string;
   testtime: boolean;
+  sftOnly?: boolean;
   json?: boolean;
 }
 
@@ -53,6 +54,10 @@ export function register(program: Command): void {
     .option("--cache <dir>", "where SFT checkpoints are cached across runs", "runs/cache")
     .addOption(new Option("--arms <list>", `comma-separated subset of: ${names.join(", ")}`))
     .option("--no-testtime", "skip the test-time rehearsal rows")
+    .option(
+      "--sft-only",
+      "only SFT and its gate on each seed (with --seeds N: how many of N seeds pass; no RL arms)",
+    )
     .option("--json", "print one results object on stdout (progress stays on stderr)")
     .action(async (flags: DemoFlags) => {
       const arms = flags.arms?.split(",").map((s) => s.trim()) as ArmName[] | undefined;
@@ -77,6 +82,7 @@ export function register(program: Command): void {
             cacheDir: flags.cache,
             ...(arms ? { arms } : {}),
             skipTestTime: !flags.testtime,
+            sftOnly: flags.sftOnly === true,
           },
           progress.onEvent,
         );
@@ -131,7 +137,7 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
         break;
       case "gate":
         log(
-          `[seed ${e.seed}] SFT gate: first-call copy ${(100 * e.firstCallCopy).toFixed(1)}%, fidelity ${(100 * e.fidelity).toFixed(1)}%` +
+          `[seed ${e.seed}] SFT gate: first-call copy ${(100 * e.firstCallCopy).toFixed(1)}%, fidelity on unseen calls ${(100 * e.fidelityUnseen).toFixed(1)}% (recorded, answers in prompt: ${(100 * e.fidelity).toFixed(1)}%)` +
             (e.passed ? " — passed" : " — NOT MET (RL on this model is mostly noise)"),
         );
         break;

@@ -15,6 +15,13 @@ export interface GenerateOptions {
   seed: number;
   count: number;
   split: ToolworldSplit;
+  /**
+   * Draw every task's world from a fixed pool of `count` worlds (seeded by `seed`) instead of a
+   * fresh world per task: tasks of a domain then share their databases, as τ²'s tasks share one DB
+   * per domain, so logs of other tasks say something about this task's entities (a rehearser can
+   * learn a domain's world from them). Pass the same pool to the train and held-out generators.
+   */
+  worlds?: { seed: number; count: number };
 }
 
 const MAX_ATTEMPTS = 500;
@@ -25,6 +32,14 @@ const MAX_ATTEMPTS = 500;
  */
 export function splitOfSignature(signature: string): ToolworldSplit {
   return seedOf("split", signature) % 4 === 0 ? "heldout" : "train";
+}
+
+/** The state seed of pool world `draw mod count`. */
+export function worldSeed(domain: string, worlds: { seed: number; count: number }, draw: number): number {
+  if (!Number.isInteger(worlds.count) || worlds.count < 1) {
+    throw new EnvaceError("INVALID_CONFIG", `worlds.count must be a positive integer, got ${worlds.count}`);
+  }
+  return seedOf(domain, "world", worlds.seed, draw % worlds.count);
 }
 
 /** Seeded tasks of one domain; each carries its gold run's calls as `examples`. */
@@ -39,8 +54,9 @@ export function generateTasks(opts: GenerateOptions): Task[] {
   for (let i = 0; i < opts.count; i++) {
     let task: Task | undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS && !task; attempt++) {
-      const stateSeed = seedOf(d.name, opts.split, opts.seed, i, attempt);
-      const plan = planTask(d, buildState(d, stateSeed), createRng(seedOf("plan", stateSeed)));
+      const draw = seedOf(d.name, opts.split, opts.seed, i, attempt);
+      const stateSeed = opts.worlds ? worldSeed(d.name, opts.worlds, draw) : draw;
+      const plan = planTask(d, buildState(d, stateSeed), createRng(seedOf("plan", draw)));
       if (!plan || splitOfSignature(plan.signature) !== opts.split || seen.has(plan.signature)) continue;
       seen.add(plan.signature);
       const draft: Task = TaskZ.parse({

@@ -7,3 +7,6 @@ export { goldSolve } from "./gold-solver.js";
 export type { GoldRun, GoldTurn, GoldCall } from "./gold-solver.js";
 export { toolworldVocabulary, toolworldCorpus } from "./vocabulary.js";
 export type { ToolworldState } from "./types.js";
+export { pastAgentRun, PAST_AGENT_HABITS } from "./past-agent.js";
+export type { PastAgentRun, PastAgentFlaw, PastAgentHabits } from "./past-agent.js";
+export { worldSeed } from "./generate.js";

@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import { armResult, pooled } from "../../../src/demo/aggregate.js";
 import { armSpecs } from "../../../src/demo/arms.js";
 import { buildDemoData, pyJson } from "../../../src/demo/data.js";
-import { ENV_DOMAIN, ENVLESS_DOMAINS, HELDOUT_DOMAIN, QUICK_PLAN } from "../../../src/demo/layout.js";
+import {
+  ENV_DOMAIN,
+  ENVLESS_DOMAINS,
+  FULL_PLAN,
+  HELDOUT_DOMAIN,
+  QUICK_PLAN,
+} from "../../../src/demo/layout.js";
+import { canonicalJson } from "../../../src/core/canonical-json.js";
+import { createToolworldEnv, goldSolve, toolworldResultValue } from "../../../src/envs/toolworld/index.js";
+import { MEMORY_HEADER } from "../../../src/testtime/memory-view.js";
 import { toolIndex, withCompactTools } from "../../../src/demo/policy-view.js";
 import { demoSftExamples } from "../../../src/demo/sft-data.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
@@ -49,6 +58,25 @@ describe("demo SFT examples", () => {
     }
   });
 
+  it("trains on the past agent's logs as they are: 30-55% of traces hold a mistake", () => {
+    const share = sft.flawedTraces / tasks.length;
+    expect(share).toBeGreaterThan(0.3);
+    expect(share).toBeLessThan(0.55);
+  });
+
+  it("puts a rehearsal note, as test-time rehearsal writes it, in a share of single-turn acting examples", () => {
+    const noted = sft.act.filter((ex) => ex.messages[0]!.content.includes(MEMORY_HEADER));
+    const single = tasks.filter((t) => t.user_turns.length === 1).length;
+    expect(noted.length).toBeGreaterThan(single * 0.1);
+    expect(noted.length).toBeLessThan(single * 0.45);
+    for (const ex of noted) {
+      // system, note (digest of logged attempts), then the tool index last, as the policy sees it
+      expect(ex.messages[0]!.content).toMatch(
+        /\n\n# Private rehearsal notes\n[\s\S]*Attempt 1 \(replied[\s\S]*\ntools: /,
+      );
+    }
+  });
+
   it("answers every rehearsing prompt with an <execution_result> block, including probes of unseen ids", () => {
     // One rehearsal per task (DEMO_REHEARSE_PER_TASK), drawn from its recorded calls and its probe.
     expect(sft.rehearse.length).toBeLessThanOrEqual(tasks.length);
@@ -59,6 +87,40 @@ describe("demo SFT examples", () => {
       );
     }
     expect(sft.rehearse.some((ex) => ex.messages.at(-1)!.content.includes("not found"))).toBe(true);
+  });
+});
+
+describe("evaluation hygiene", () => {
+  const data = buildDemoData(QUICK_PLAN, 7);
+  const callKey = (e: { name: string; arguments: unknown }) => `${e.name} ${canonicalJson(e.arguments)}`;
+
+  it("no evaluation task carries its own recorded calls; its evidence is other tasks' logs of its world", () => {
+    const keyed = new Map(data.envlessWithAnswers.map((t) => [t.id, t]));
+    let lent = 0;
+    for (const task of Object.values(data.eval).flat()) {
+      const own = new Set(goldSolve(task).turns.flatMap((t) => t.calls.map((c) => callKey(c.call))));
+      for (const e of task.examples) expect(own.has(callKey(e)), task.id).toBe(false);
+      if (task.examples.length > 0) lent++;
+      if (keyed.has(task.id)) expect(keyed.get(task.id)!.examples.length).toBeGreaterThan(0);
+    }
+    expect(lent).toBeGreaterThan(Object.values(data.eval).flat().length * 0.8);
+    // The lent evidence is about the same world: its results are the world's real answers.
+    for (const task of data.eval.envless) {
+      const env = createToolworldEnv(task);
+      for (const e of task.examples.filter((x) => x.name.startsWith("get_"))) {
+        expect(toolworldResultValue(env.callSync({ id: "p", name: e.name, arguments: e.arguments }))).toEqual(
+          e.result,
+        );
+      }
+    }
+  });
+
+  it("the full plan evaluates at least 150 tasks per set (95% CI half-width ≤ 8 points)", () => {
+    expect(FULL_PLAN.evalTasks).toBeGreaterThanOrEqual(150);
+    expect(
+      Math.ceil(FULL_PLAN.evalTasks / ENVLESS_DOMAINS.length) * ENVLESS_DOMAINS.length,
+    ).toBeGreaterThanOrEqual(150);
+    expect(1.96 * Math.sqrt(0.25 / FULL_PLAN.evalTasks)).toBeLessThanOrEqual(0.08);
   });
 });
 
@@ -98,6 +160,7 @@ describe("demo arms and aggregation", () => {
       reward: [1, 0, 1],
       fidelity: { recorded: { exact: 1, f1: 1, n: 2 }, own_calls: { exact: 0.5, f1: 0.5, n: 2 } },
       rehearsedWorldSuccess: null,
+      fidelityUnseen: { exact: 0.25, f1: 0.5, n: 4 },
       firstCallCopy: 1,
       evalEnvCalls: 3,
     };
@@ -108,6 +171,26 @@ describe("demo arms and aggregation", () => {
     expect(r.train_env_calls).toBe(15);
     expect(r.rehearsed_world_success).toBeNull();
     expect(r.fidelity!.own_calls.n).toBe(4);
+    expect(r.fidelity_unseen).toEqual({ exact: 0.25, f1: 0.5, n: 8 });
+  });
+
+  it("reports each set's success interval: [mean − ci95, mean + ci95] clipped to [0, 1]", () => {
+    const spec = armSpecs(0)[0]!;
+    const evaluation = {
+      success: { env_domain: [1, 1, 1, 1, 1, 1, 1, 0], envless: [1, 1, 1, 1], heldout_domain: [0] },
+      reward: [],
+      fidelity: { recorded: { exact: 1, f1: 1, n: 1 }, own_calls: { exact: 1, f1: 1, n: 1 } },
+      fidelityUnseen: { exact: 1, f1: 1, n: 1 },
+      rehearsedWorldSuccess: null,
+      firstCallCopy: 1,
+      evalEnvCalls: 0,
+    };
+    const r = armResult([{ spec, training: { envCalls: 0, steps: 0, metrics: [] }, evaluation, minutes: 0 }]);
+    const half = 2.365 * Math.sqrt(0.125 / 8); // t(7) · s/√n with s² = 0.125
+    expect(r.success_ci!.env_domain![0]).toBeCloseTo(0.875 - half, 3);
+    expect(r.success_ci!.env_domain![1]).toBe(1);
+    expect(r.success_ci!.envless).toEqual([1, 1]);
+    expect(r.success_ci!.heldout_domain).toBeNull();
   });
 });
 
@@ -146,7 +229,7 @@ describe("withCompactTools", () => {
   it("gives SFT acting examples the same index the policy sees", () => {
     const data = buildDemoData(QUICK_PLAN, 1);
     const task = data.train.shop![0]!;
-    const ex = demoSftExamples([task], 1).act[0]!;
+    const ex = demoSftExamples([task], 1, { noteShare: 0 }).act[0]!;
     expect(ex.messages[0]!.content).toBe(`${task.system}\n${toolIndex(task.tools)}`);
     expect(data.corpus).toContain(toolIndex(task.tools));
   });
