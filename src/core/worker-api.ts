@@ -62,6 +62,8 @@ export const TrainSequenceSchema = z.object({
   advantages: z.array(z.number()).optional(),
   /** Required by importance_sampling and ppo; entries at unmasked positions are ignored. */
   sampling_logprobs: z.array(z.number().nullable()).optional(),
+  /** Weight of each target token in the step's loss (on every sequence of a call or none). */
+  weight: z.number().optional(),
 });
 export type TrainSequence = z.infer<typeof TrainSequenceSchema>;
 
@@ -85,6 +87,18 @@ export const ForwardBackwardResponseSchema = z.looseObject({
   loss: z.number().nullable(),
   nonfinite: z.boolean().optional(),
   metrics: z.record(z.string(), z.number().nullable()).default({}),
+  /** Per request sequence (policy-gradient losses): its PPO ratio over its target tokens. */
+  sequence_metrics: z
+    .array(
+      z.looseObject({
+        tokens: z.number(),
+        ratio_mean: z.number().nullable(),
+        ratio_min: z.number().nullable(),
+        ratio_max: z.number().nullable(),
+        clipped: z.number(),
+      }),
+    )
+    .optional(),
 });
 export type ForwardBackwardResponse = z.infer<typeof ForwardBackwardResponseSchema>;
 

@@ -81,9 +81,12 @@ export async function trainArm(
       tasks_per_step: plan.rl.tasksPerStep,
       steps: plan.rl.steps,
       lr: plan.rl.lr,
+      weight_decay: 0, // the tiny recipe; the defaults are the reference's, for Hugging Face models
       loss: { fn: "ppo", clip_low: 0.2, clip_high: 0.28, kl_coef: arm.klCoef },
       roles: arm.roles,
-      limits: TRAIN_LIMITS,
+      // per-user-turn cap: under the reference's episode-wide cap (checked only after a reply) a tiny
+      // policy that never replies runs up to max_steps (200) model calls per episode
+      limits: { ...TRAIN_LIMITS, turn_limit_scope: "user_turn" },
       rehearsal_prompt: "compact",
       checkpoint_every: plan.rl.steps,
       seed: ctx.seed,

@@ -41,6 +41,8 @@ export interface TrainSequenceInput {
   advantages?: number[];
   /** Per-token logprobs under the sampling policy (importance_sampling, ppo). */
   samplingLogprobs?: number[];
+  /** Weight of each target token in the step's loss (the loss aggregation); on all sequences or none. */
+  weight?: number;
 }
 
 export interface LossInput {
@@ -76,13 +78,31 @@ export interface ForwardBackwardOutput {
   loss: number;
   /** e.g. num_tokens, num_sequences, nll, accumulated_calls, ratio_mean, clip_fraction, kl. */
   metrics: Record<string, number>;
+  /** Per input sequence: PPO ratio over its target tokens (policy-gradient losses). */
+  sequenceMetrics?: SequenceRatio[];
   nonfinite?: boolean;
+}
+
+export interface SequenceRatio {
+  tokens: number;
+  ratioMean: number | null;
+  ratioMin: number | null;
+  ratioMax: number | null;
+  clipped: number;
 }
 
 export interface WorkerClientOptions {
   /** Per-call timeout for training calls (default none: a big forward_backward may take minutes). */
   timeoutMs?: number;
+  /**
+   * The worker's bearer token (its `--api-key`); default `$ENVACE_WORKER_API_KEY`. A worker started
+   * by `startWorker` gets a fresh one and its `client` carries it.
+   */
+  apiKey?: string;
 }
+
+/** The environment variable that carries a worker's token (read by the worker and by this client). */
+export const WORKER_API_KEY_ENV = "ENVACE_WORKER_API_KEY";
 
 /**
  * Typed calls to the worker's training endpoints (ARCHITECTURE.md, "Worker API"). Chat goes
@@ -93,10 +113,12 @@ export class WorkerClient {
   /** Server root without `/v1`, e.g. `http://127.0.0.1:8000`. */
   readonly baseURL: string;
   private readonly timeoutMs: number | undefined;
+  private readonly apiKey: string | undefined;
 
   constructor(baseURL: string, opts: WorkerClientOptions = {}) {
     this.baseURL = baseURL.replace(/\/+$/, "").replace(/\/v1$/, "");
     this.timeoutMs = opts.timeoutMs;
+    this.apiKey = opts.apiKey ?? process.env[WORKER_API_KEY_ENV];
   }
 
   /** A chat model on this worker with token ids and logprobs on. */
@@ -104,6 +126,7 @@ export class WorkerClient {
     return new OpenAIChatModel({
       model: "envace-worker",
       returnTokenIds: true,
+      ...(this.apiKey !== undefined ? { apiKey: this.apiKey } : {}),
       ...opts,
       baseURL: `${this.baseURL}/v1`,
     });
@@ -141,6 +164,7 @@ export class WorkerClient {
         loss_mask: s.lossMask,
         ...(s.advantages ? { advantages: s.advantages } : {}),
         ...(s.samplingLogprobs ? { sampling_logprobs: s.samplingLogprobs } : {}),
+        ...(s.weight !== undefined ? { weight: s.weight } : {}),
       })),
       loss: dropUndefined({
         fn: req.loss.fn,
@@ -154,6 +178,15 @@ export class WorkerClient {
     const metrics: Record<string, number> = {};
     for (const [k, v] of Object.entries(res.metrics)) metrics[k] = v ?? Number.NaN;
     const out: ForwardBackwardOutput = { loss: res.loss ?? Number.NaN, metrics };
+    if (res.sequence_metrics) {
+      out.sequenceMetrics = res.sequence_metrics.map((m) => ({
+        tokens: m.tokens,
+        ratioMean: m.ratio_mean,
+        ratioMin: m.ratio_min,
+        ratioMax: m.ratio_max,
+        clipped: m.clipped,
+      }));
+    }
     if (res.nonfinite) out.nonfinite = true;
     return out;
   }
@@ -201,12 +234,14 @@ export class WorkerClient {
   ): Promise<z.infer<S>> {
     const url = `${this.baseURL}${path}`;
     let res: Response;
+    const headers: Record<string, string> = {};
+    if (this.apiKey !== undefined) headers.authorization = `Bearer ${this.apiKey}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
     try {
       res = await fetch(url, {
         method,
-        ...(body !== undefined
-          ? { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }
-          : {}),
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         ...(this.timeoutMs !== undefined ? { signal: AbortSignal.timeout(this.timeoutMs) } : {}),
       });
     } catch (err) {

@@ -2,11 +2,13 @@ import type { Standard, Task } from "../core/task.js";
 
 /**
  * Weighted score of one checklist's standards for one turn, in [0, 1]: Σ weight·passed / Σ weight.
- * A turn with no standards in this checklist is vacuously met (1).
+ * A turn with no standards in this checklist scores 0, as in the reference (envs.py
+ * `_aggregate_turn_score` skips it). The reference sums raw weights; dividing by their sum is our
+ * difference, equal to it when a turn's weights sum to 1 (docs/reference-parity.md).
  */
 export function weightedScore(standards: readonly Standard[], passed: readonly boolean[]): number {
   const total = standards.reduce((s, st) => s + st.weight, 0);
-  if (total === 0) return 1;
+  if (total === 0) return 0;
   return standards.reduce((s, st, k) => s + (passed[k] ? st.weight : 0), 0) / total;
 }
 

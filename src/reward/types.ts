@@ -42,6 +42,8 @@ export interface TurnScore {
   passed: boolean[][];
   judgeCalls: number;
   judgeParseErrors: number;
+  /** A `required_for_next_turn` standard failed: the episode ends after this turn (reference). */
+  requiredFailed: boolean;
 }
 
 export interface EpisodeScore {

@@ -20,10 +20,26 @@ export interface EpisodeOptions {
   responder: Responder;
   /** Index of this episode in its task's group (default 0). */
   sample?: number;
-  /** Most act calls per user turn; reaching it without a reply ends the episode (default 10). */
+  /** Most act calls (default 10), counted as `turnLimitScope` says. */
   maxAssistantTurns?: number;
-  /** Most tool calls in one act message; more ends the episode (default 8). */
+  /**
+   * `user_turn` (default): act calls within one user turn, checked before each; reaching the limit
+   * without a reply ends the episode. `episode` (the reference): act calls over the whole episode,
+   * checked after each reply (the turn is scored, then the episode ends); `maxSteps` bounds a turn
+   * that never replies.
+   */
+  turnLimitScope?: "user_turn" | "episode";
+  /** Most model calls (act and rehearse) in an episode; reaching it ends the episode (default 200, the reference's env.max_steps). */
+  maxSteps?: number;
+  /** Most tool calls in one act message; more ends the episode (default: no limit). */
   maxParallelCalls?: number;
+  /**
+   * What an invalid call does (default `retry`): `retry` answers a malformed call block or a call
+   * that fails validation with an error the actor sees, and a rehearsal that fails the parser with
+   * its parse error; `end` (the reference) ends the episode there, the turn unscored (0). A
+   * rehearser `error_tool_call` verdict ends it either way.
+   */
+  invalidCall?: "end" | "retry";
   /** A policy call whose prompt exceeds this many tokens ends the episode (default 32768). */
   contextBudgetTokens?: number;
   /** Sampling temperature of act calls (default 1). */
@@ -52,6 +68,8 @@ interface Episode {
   rows: Row[];
   calls: ToolCallRecord[];
   error?: string;
+  /** Act calls made so far in the episode (for the `episode` turn-limit scope). */
+  actCalls: number;
 }
 
 interface Answered {
@@ -80,7 +98,7 @@ function requireJudge(task: Task, judge: Judge | undefined): void {
 export async function runEpisode(task: Task, opts: EpisodeOptions): Promise<EpisodeResult> {
   requireJudge(task, opts.judge);
   const responder = await opts.responder.open(task);
-  const ep: Episode = { task, opts, responder, messages: [], rows: [], calls: [] };
+  const ep: Episode = { task, opts, responder, messages: [], rows: [], calls: [], actCalls: 0 };
   if (task.system) ep.messages.push({ role: "system", content: task.system });
   const replies: string[] = [];
   const turnScores: number[] = [];
@@ -105,10 +123,30 @@ export async function runEpisode(task: Task, opts: EpisodeOptions): Promise<Epis
         const score = await scoreTurn(task, t, turn, opts.judge);
         turnScores.push(score.score);
         if (!score.passed.every((p) => p.every(Boolean))) allPassed = false;
+        // reference: a required standard that failed, or a judge reply that could not be read,
+        // ends the episode after this (scored) turn
+        const stop = score.requiredFailed
+          ? "required_standard_failed"
+          : score.judgeParseErrors > 0
+            ? "judge_malformed"
+            : undefined;
+        if (stop && t + 1 < task.user_turns.length) {
+          endReason = stop;
+          break;
+        }
       } catch (e) {
         if (!(e instanceof EnvaceError && e.code === "JUDGE_ERROR")) throw e;
         masked = true;
         maskReason = e.message;
+      }
+      // reference: the assistant-turn cap is checked after each reply, over the whole episode
+      if (
+        (opts.turnLimitScope ?? "user_turn") === "episode" &&
+        ep.actCalls >= (opts.maxAssistantTurns ?? 10) &&
+        t + 1 < task.user_turns.length
+      ) {
+        endReason = "max_assistant_turns";
+        break;
       }
     }
   } finally {
@@ -162,7 +200,15 @@ export async function playTurn(
   turn: number,
   opts: EpisodeOptions,
 ): Promise<TurnOutcome> {
-  const ep: Episode = { task, opts, responder, messages: conversation.slice(), rows: [], calls: [] };
+  const ep: Episode = {
+    task,
+    opts,
+    responder,
+    messages: conversation.slice(),
+    rows: [],
+    calls: [],
+    actCalls: 0,
+  };
   const transcript: TurnTranscript = { before: [], messages: [], calls: [], replies: [] };
   const end = await playUserTurn(ep, turn, transcript);
   const out: TurnOutcome = {
@@ -180,9 +226,12 @@ export async function playTurn(
 /** Plays user turn t until the actor replies (returns undefined) or the episode must end. */
 async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promise<EndReason | undefined> {
   const { opts, task } = ep;
-  const maxSteps = opts.maxAssistantTurns ?? 10;
+  const perTurn = (opts.turnLimitScope ?? "user_turn") === "user_turn";
+  const maxActs = opts.maxAssistantTurns ?? 10;
+  const endOnInvalid = (opts.invalidCall ?? "retry") === "end";
   for (let step = 0; ; step++) {
-    if (step >= maxSteps) return "max_assistant_turns";
+    if (perTurn && step >= maxActs) return "max_assistant_turns";
+    if (ep.rows.length >= (opts.maxSteps ?? 200)) return "max_steps";
     const request: ChatRequest = {
       messages: opts.actorView
         ? await opts.actorView(ep.messages.slice(), { turn: t, step })
@@ -194,6 +243,7 @@ async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promi
     const out = await callPolicy(ep, request);
     if (typeof out === "string") return out;
     ep.rows.push(toRow("act", t, out.result, out.sample));
+    ep.actCalls++;
 
     const history = ep.messages.slice();
     const act = readActOutput(out.sample, `call_${t}_${step}`);
@@ -203,8 +253,14 @@ async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promi
       ...(act.calls.length > 0 ? { toolCalls: act.calls } : {}),
     });
     turn.replies.push(act.content);
-    if (act.calls.length + act.errors.length > (opts.maxParallelCalls ?? 8)) return "max_parallel_calls";
+    if (opts.maxParallelCalls !== undefined && act.calls.length + act.errors.length > opts.maxParallelCalls)
+      return "max_parallel_calls";
     if (act.calls.length === 0 && act.errors.length === 0) return undefined;
+    if (endOnInvalid && act.errors.length > 0) {
+      // reference (tool_parser.py): one bad block invalidates the whole message and ends the episode
+      recordMalformed(ep, act.errors, t, step);
+      return "invalid_call";
+    }
 
     let answered: Answered[];
     try {
@@ -225,21 +281,30 @@ async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promi
       if (answer.parseError) record.parseError = answer.parseError;
       ep.calls.push(record);
       ep.messages.push({ role: "tool", content: answer.content, toolCallId: call.id, name: call.name });
-      if (source !== "validation") turn.calls.push(call);
+      // a call that failed validation, or whose rehearsal failed, was not made: rules do not see it
+      if (source !== "validation" && !answer.parseError && !answer.verdict) turn.calls.push(call);
       if (answer.verdict && !end) end = "rehearser_error_tool_call";
+      else if (endOnInvalid && !end && source === "validation") end = "invalid_call";
+      else if (endOnInvalid && !end && answer.parseError) end = "rehearser_parse_error";
     }
-    act.errors.forEach((err, k) => {
-      const call: ToolCall = {
-        id: `call_${t}_${step}_malformed_${k}`,
-        name: "error_tool_call",
-        arguments: {},
-      };
-      const content = formatToolError(err.code, err.message, err.details);
-      ep.calls.push({ turn: t, call, result: content, ok: false, source: "validation" });
-      ep.messages.push({ role: "tool", content, toolCallId: call.id, name: call.name });
-    });
+    recordMalformed(ep, act.errors, t, step);
     if (end) return end;
   }
+}
+
+/** Malformed call blocks of one act message become `error_tool_call` tool messages the actor sees. */
+function recordMalformed(
+  ep: Episode,
+  errors: ReturnType<typeof readActOutput>["errors"],
+  t: number,
+  step: number,
+) {
+  errors.forEach((err, k) => {
+    const call: ToolCall = { id: `call_${t}_${step}_malformed_${k}`, name: "error_tool_call", arguments: {} };
+    const content = formatToolError(err.code, err.message, err.details);
+    ep.calls.push({ turn: t, call, result: content, ok: false, source: "validation" });
+    ep.messages.push({ role: "tool", content, toolCallId: call.id, name: call.name });
+  });
 }
 
 /** One act call; a failed or over-budget call becomes the episode's EndReason. */

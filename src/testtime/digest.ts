@@ -6,6 +6,11 @@ const ENDINGS: Record<RehearsalAttempt["end"], string> = {
   max_parallel_calls: "cut off: too many calls in one message",
   context_budget: "cut off: context budget",
   rehearser_error_tool_call: "stopped: the imagined tool rejected a call",
+  rehearser_parse_error: "stopped: an imagined tool response could not be read",
+  invalid_call: "stopped: an invalid tool call",
+  required_standard_failed: "stopped: a required step was missed",
+  judge_malformed: "stopped: the judge's verdict could not be read",
+  max_steps: "cut off: too many model calls",
   model_error: "stopped: model error",
   budget: "stopped: rehearsal token budget spent",
 };

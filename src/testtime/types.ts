@@ -41,6 +41,11 @@ export type AttemptEnd =
   | "max_parallel_calls"
   | "context_budget"
   | "rehearser_error_tool_call"
+  | "rehearser_parse_error"
+  | "invalid_call"
+  | "required_standard_failed"
+  | "judge_malformed"
+  | "max_steps"
   | "model_error"
   | "budget";
 

@@ -13,8 +13,10 @@ import type { EpisodeResult } from "../rollout/types.js";
  * Reference quirks reproduced on purpose:
  * - the std is the unbiased one (torch.std, n − 1);
  * - a (group, role) with a single row uses baseline 0 and std 1, so its advantage is its reward;
- * - a (group, role) whose rows all have the same reward gets advantage 0 on every row. We also mark
- *   it `zeroVariance`, count it, and leave its rows out of the update (they carry no gradient).
+ * - a (group, role) whose rows all have the same reward gets advantage 0 on every row and stays in
+ *   the batch (its rows count in the loss denominator); `zeroVariance: "drop"` leaves them out;
+ * - a row that sampled no token has no token to carry the reward (the reward manager writes it at
+ *   the last response token), so it enters the baseline with reward 0 (`emptyResponseReward`).
  */
 export const POLICY_ROLES: readonly PolicyRole[] = ["act", "rehearse"];
 
@@ -24,6 +26,10 @@ export interface AdvantageOptions {
   eps: number;
   /** Roles being trained. Frozen roles contribute no rows. */
   trainRoles: Record<PolicyRole, boolean>;
+  /** Zero-variance (group, role) groups: `keep` their rows with advantage 0 (reference) or `drop` them. Default keep. */
+  zeroVariance?: "keep" | "drop";
+  /** Reward of a row with no sampled token, in its group's baseline (reference: 0). Default 0. */
+  emptyResponseReward?: number;
 }
 
 export interface GroupStats {
@@ -74,7 +80,7 @@ export interface ScoredRow {
   role: PolicyRole;
   reward: number;
   advantage: number;
-  /** False when the row's (group, role) had zero variance: it is left out of the update. */
+  /** False when the row is left out of the update (zero-variance group under `drop`). */
   trainable: boolean;
 }
 
@@ -101,15 +107,16 @@ export function roleWiseAdvantages(episodes: readonly EpisodeResult[], opts: Adv
     episodes.forEach((e, episode) => {
       if (e.masked || e.reward === undefined) return;
       e.rows.forEach((r, row) => {
-        if (r.role === role) members.push({ episode, row, reward: e.reward! });
+        if (r.role !== role) return;
+        const reward = r.tokenIds.length === 0 ? (opts.emptyResponseReward ?? 0) : e.reward!;
+        members.push({ episode, row, reward });
       });
     });
     const rewardByRow = members.map((m) => m.reward);
     const { advantageByRow, ...stats } = groupAdvantages(rewardByRow, opts);
     byRole[role] = stats;
-    members.forEach((m, i) =>
-      rows.push({ ...m, role, advantage: advantageByRow[i]!, trainable: !stats.zeroVariance }),
-    );
+    const trainable = !(stats.zeroVariance && opts.zeroVariance === "drop");
+    members.forEach((m, i) => rows.push({ ...m, role, advantage: advantageByRow[i]!, trainable }));
   }
   return { rows, byRole, masked };
 }

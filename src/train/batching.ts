@@ -62,20 +62,33 @@ export function packByTokenBudget<T extends { tokenIds: number[] }>(
   return { calls, oversized };
 }
 
+/** verl's `loss_agg_mode` names (core_algos.py `agg_loss`). */
+export type LossAggMode = "token-mean" | "seq-mean-token-mean" | "seq-mean-token-sum";
+
 /**
- * The worker averages the loss over the masked tokens of ONE call, and gradients add up across
- * calls until `optim_step`. To make the whole batch a token-mean (every target token weighs the
- * same whichever call it landed in), each call's advantages are scaled by its share of the batch's
- * target tokens. The policy-gradient losses (`ppo`, `importance_sampling`) are linear in the
- * advantage, so this is exact for them; a KL term is not rescaled (it stays a per-call mean).
+ * Sets each sequence's `weight`: the weight of each of its target tokens in the step's loss, so
+ * that Σ over the whole step of weight × token loss is the aggregation `mode` asks for, however the
+ * sequences are later split into `forward_backward` calls (the worker sums weighted token losses,
+ * the KL term included, and gradients add up across calls until `optim_step`).
+ * - `token-mean`: 1 / (targets in the step). Every token weighs the same, so a long response
+ *   weighs in proportion to its length.
+ * - `seq-mean-token-mean`: 1 / (rows × the row's targets). Every row weighs the same, so each
+ *   token of a long response weighs less than one of a short response. This is what the reference
+ *   computes: verl's `token-mean` over micro-batches of one row, averaged over the mini-batch.
+ * - `seq-mean-token-sum`: 1 / rows. Each row's token sum, averaged over rows: a long response
+ *   weighs more than a short one by its length.
  */
-export function weightCallsByTokenShare(calls: TrainSequence[][]): TrainSequence[][] {
-  const targetsByCall = calls.map((c) => c.reduce((a, s) => a + sum(s.lossMask), 0));
-  const total = sum(targetsByCall);
-  if (total === 0) return calls;
-  return calls.map((c, i) => {
-    const w = targetsByCall[i]! / total;
-    return c.map((s) => ({ ...s, advantages: s.advantages.map((a) => a * w) }));
+export function weightByAggregation(seqs: readonly TrainSequence[], mode: LossAggMode): TrainSequence[] {
+  const targets = seqs.map((s) => sum(s.lossMask));
+  const rows = seqs.length;
+  const total = sum(targets);
+  return seqs.map((s, i) => {
+    let weight: number;
+    if (targets[i] === 0) weight = 0;
+    else if (mode === "token-mean") weight = 1 / total;
+    else if (mode === "seq-mean-token-mean") weight = 1 / (rows * targets[i]!);
+    else weight = 1 / rows;
+    return { ...s, weight };
   });
 }
 

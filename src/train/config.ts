@@ -129,20 +129,20 @@ const TrainConfigObjectZ = z
      * `sft`, it is first fine-tuned on the rehearsing examples, then frozen).
      */
     simulator: z.union([EndpointZ, z.object({ worker: WorkerZ }).strict()]).optional(),
-    /** Episodes per task (G). */
+    /** Episodes per task (G). Reference: 4 (run_checklist_share.sh `group_size`). */
     group_size: z.number().int().min(1).default(4),
     /** Task groups per optimizer step. */
     tasks_per_step: z.number().int().min(1).default(2),
     /** Number of optimizer steps. */
     steps: z.number().int().min(1).default(10),
-    /** Peak learning rate. */
-    lr: z.number().positive().default(1e-5),
+    /** Peak learning rate. Reference: 1e-6 (`actor_optim_lr`). */
+    lr: z.number().positive().default(1e-6),
     /** Linear warm-up steps (from lr/warmup to lr). */
     warmup_steps: z.number().int().nonnegative().default(0),
     /** Learning-rate schedule after warm-up: constant, or cosine decay to 0 at the last step. */
     lr_schedule: z.enum(["constant", "cosine"]).default("constant"),
-    /** AdamW weight decay. */
-    weight_decay: z.number().nonnegative().default(0),
+    /** AdamW weight decay. Reference: 0.01 (verl's actor optim default). */
+    weight_decay: z.number().nonnegative().default(0.01),
     /** Gradient clipping (global norm). */
     max_grad_norm: z.number().positive().default(1),
     /** Policy loss. */
@@ -152,13 +152,38 @@ const TrainConfigObjectZ = z
         fn: z.enum(["ppo", "importance_sampling"]).default("ppo"),
         /** Lower clip bound ε_low: ratio ≥ 1 − clip_low. */
         clip_low: z.number().nonnegative().default(0.2),
-        /** Upper clip bound ε_high: ratio ≤ 1 + clip_high. */
-        clip_high: z.number().nonnegative().default(0.28),
-        /** KL-to-reference coefficient (0: none). */
+        /** Upper clip bound ε_high: ratio ≤ 1 + clip_high. Reference: 0.2 (verl's clip_ratio). */
+        clip_high: z.number().nonnegative().default(0.2),
+        /** KL-to-reference coefficient (0: none, as the reference's use_kl_loss=False). */
         kl_coef: z.number().nonnegative().default(0),
       })
       .strict()
-      .default({ fn: "ppo", clip_low: 0.2, clip_high: 0.28, kl_coef: 0 }),
+      .default({ fn: "ppo", clip_low: 0.2, clip_high: 0.2, kl_coef: 0 }),
+    /**
+     * How token losses become the step's loss (verl's names). `seq-mean-token-mean` (default: what
+     * the reference's micro-batch-1 `token-mean` computes): each row's mean, then the mean over rows;
+     * `token-mean`: one mean over every trained token of the step; `seq-mean-token-sum`: each row's
+     * sum, then the mean over rows.
+     */
+    loss_agg_mode: z
+      .enum(["seq-mean-token-mean", "token-mean", "seq-mean-token-sum"])
+      .default("seq-mean-token-mean"),
+    /**
+     * What an invalid actor call does: `end` (reference) ends the episode with 0 for the turn
+     * (malformed call block, unknown tool, schema violation, unparsable rehearsal, rehearser
+     * `error_tool_call` verdict); `retry` answers it with an error the actor can react to.
+     */
+    invalid_call: z.enum(["end", "retry"]).default("end"),
+    /**
+     * (group, role) groups whose rows all share one reward: `keep` (reference) leaves their rows in
+     * the batch with advantage 0 (they count in the loss denominator); `drop` leaves them out.
+     */
+    zero_variance_groups: z.enum(["keep", "drop"]).default("keep"),
+    /**
+     * Reward of a row that sampled no token (it has nothing to train on but stays in its group's
+     * baseline). Reference: 0 (no token to place the reward on).
+     */
+    empty_response_reward: z.number().default(0),
     /** SFT warm-up before step 1 on gold trajectories (toolworld tasks): acting and rehearsing. */
     sft: z
       .object({
@@ -176,8 +201,8 @@ const TrainConfigObjectZ = z
       })
       .strict()
       .optional(),
-    /** Divide advantages by the group's std (GRPO); false: mean-centred only (Dr.GRPO). */
-    normalize_std: z.boolean().default(true),
+    /** Divide advantages by the group's std (GRPO); false (reference: norm_adv_by_std_in_grpo=False): mean-centred only. */
+    normalize_std: z.boolean().default(false),
     /** Epsilon added to the std. */
     std_eps: z.number().positive().default(1e-6),
     /** Which roles are trained; a frozen role contributes no rows. */
@@ -190,17 +215,27 @@ const TrainConfigObjectZ = z
     /** Rollout limits. */
     limits: z
       .object({
-        /** Max assistant turns per user turn before the episode ends. */
-        max_assistant_turns: z.number().int().min(1).default(8),
-        /** Max tool calls in one assistant message. */
-        max_parallel_calls: z.number().int().min(1).default(4),
-        /** Max prompt + completion tokens of a model call; exceeding it ends the episode. */
-        context_budget: z.number().int().min(16).default(4096),
-        /** Max tokens sampled per model call. */
-        max_tokens: z.number().int().min(1).default(256),
+        /** Max assistant messages (act calls) before the episode ends. Reference: 30. */
+        max_assistant_turns: z.number().int().min(1).default(30),
+        /**
+         * What `max_assistant_turns` counts: `episode` (reference: every act call of the episode,
+         * checked after each reply) or `user_turn` (act calls within one user turn, checked before each).
+         */
+        turn_limit_scope: z.enum(["episode", "user_turn"]).default("episode"),
+        /** Max tool calls in one assistant message; more ends the episode. Unset: no limit (the reference never enforces its knob). */
+        max_parallel_calls: z.number().int().min(1).optional(),
+        /** Max prompt + completion tokens of a model call; exceeding it ends the episode. Reference: max_model_len 20000. */
+        context_budget: z.number().int().min(16).default(20000),
+        /** Max tokens sampled per model call. Reference: max_response_length 8000. */
+        max_tokens: z.number().int().min(1).default(8000),
       })
       .strict()
-      .default({ max_assistant_turns: 8, max_parallel_calls: 4, context_budget: 4096, max_tokens: 256 }),
+      .default({
+        max_assistant_turns: 30,
+        turn_limit_scope: "episode",
+        context_budget: 20000,
+        max_tokens: 8000,
+      }),
     /** Max tokens per `forward_backward` call (rows are packed into calls within it). */
     token_budget: z.number().int().min(16).default(16384),
     /** LLM judge for standards without a rule (none: rule standards only). */
@@ -215,13 +250,15 @@ const TrainConfigObjectZ = z
     eval_samples: z.number().int().min(1).default(1),
     /** Sampling temperature during evaluation (0: greedy). */
     eval_temperature: z.number().nonnegative().default(0),
-    /** Rehearsal prompt: `full` (reference-like) or `compact` (tiny models with short contexts). */
+    /** Rehearsal prompt: `full` (the reference's) or `compact` (tiny models with short contexts). */
     rehearsal_prompt: z.enum(["full", "compact"]).default("full"),
+    /** Append Qwen3's `/think` switch to the rehearsal prompt (the reference trains with thinking on). */
+    rehearsal_think: z.boolean().default(false),
     /** Seed for task sampling and rollouts. */
     seed: z.number().int().default(0),
     /** Max model calls in flight across all episodes. */
     concurrency: z.number().int().min(1).default(8),
-    /** Sampling temperature during training. */
+    /** Sampling temperature during training (both roles); the loss computes logprobs at it too. Reference: 1. */
     temperature: z.number().nonnegative().default(1),
   })
   .strict();

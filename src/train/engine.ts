@@ -11,6 +11,8 @@ export interface TrainSequence {
   lossMask: number[];
   advantages: number[];
   samplingLogprobs?: number[];
+  /** Weight of each target token in the step's loss (set by the loss aggregation, batching.ts). */
+  weight?: number;
 }
 
 export interface LossOptions {
@@ -24,6 +26,14 @@ export interface LossOptions {
 export interface ForwardBackwardResult {
   loss: number;
   metrics: Record<string, number>;
+  /** Per input sequence, when the engine reports it: the PPO ratio over its target tokens. */
+  sequenceMetrics?: Array<{
+    tokens: number;
+    ratioMean: number | null;
+    ratioMin: number | null;
+    ratioMax: number | null;
+    clipped: number;
+  }>;
 }
 
 export interface OptimStepResult {

@@ -41,18 +41,19 @@ export class InMemoryTrainEngine implements TrainEngine {
       }
     }
     this.forwardBackwardCalls.push(req);
-    let weighted = 0;
+    // The worker's objective at ratio 1: Σ w·(−A) over target tokens, w = the sequence's weight
+    // when given (the loss aggregation), else 1/targets of the call.
     let n = 0;
+    for (const s of req.sequences) n += s.lossMask.filter(Boolean).length;
+    let loss = 0;
     for (const s of req.sequences) {
+      const w = s.weight ?? (n ? 1 / n : 0);
       s.lossMask.forEach((m, i) => {
-        if (m) {
-          weighted += -s.advantages[i]!;
-          n++;
-        }
+        if (m) loss += w * -s.advantages[i]!;
       });
     }
     this.pendingTokens += n;
-    return { loss: n ? weighted / n : 0, metrics: { tokens: n } };
+    return { loss, metrics: { tokens: n } };
   }
 
   async optimStep(req: { lr: number; weightDecay?: number; maxGradNorm?: number }): Promise<OptimStepResult> {

@@ -1,6 +1,12 @@
 export { POLICY_ROLES, groupAdvantages, roleWiseAdvantages } from "./advantages.js";
 export type { AdvantageOptions, GroupStats, GroupResult, ScoredRow } from "./advantages.js";
-export { rowToSequence, packByTokenBudget, weightCallsByTokenShare, targetTokens } from "./batching.js";
+export {
+  rowToSequence,
+  packByTokenBudget,
+  weightByAggregation,
+  targetTokens,
+  type LossAggMode,
+} from "./batching.js";
 export type {
   TrainEngine,
   TrainSequence,

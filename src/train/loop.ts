@@ -5,7 +5,7 @@ import type { PolicyRole } from "../core/messages.js";
 import type { Task } from "../core/task.js";
 import type { EpisodeResult } from "../rollout/types.js";
 import { POLICY_ROLES, roleWiseAdvantages, type AdvantageOptions, type GroupResult } from "./advantages.js";
-import { packByTokenBudget, rowToSequence, weightCallsByTokenShare } from "./batching.js";
+import { packByTokenBudget, rowToSequence, weightByAggregation } from "./batching.js";
 import {
   checkpointDir,
   latestCheckpoint,
@@ -15,9 +15,9 @@ import {
   type LoopState,
 } from "./checkpoint.js";
 import type { LoopConfig } from "./config.js";
-import type { LossOptions, TrainEngine, TrainSequence } from "./engine.js";
+import type { ForwardBackwardResult, LossOptions, TrainEngine, TrainSequence } from "./engine.js";
 import { learningRate } from "./lr-schedule.js";
-import { rolloutMetrics, type EvalMetrics, type StepMetrics } from "./step-metrics.js";
+import { ratioMetrics, rolloutMetrics, type EvalMetrics, type StepMetrics } from "./step-metrics.js";
 import { samplingPosition, tasksForStep } from "./task-sampler.js";
 
 /**
@@ -95,12 +95,21 @@ export async function runTrainLoop(opts: TrainLoopOptions, deps: TrainLoopDeps):
     act: c.roles.act === "train",
     rehearse: c.roles.rehearse === "train",
   };
-  const advOpts: AdvantageOptions = { normalizeStd: c.normalize_std, eps: c.std_eps, trainRoles };
+  const advOpts: AdvantageOptions = {
+    normalizeStd: c.normalize_std,
+    eps: c.std_eps,
+    trainRoles,
+    zeroVariance: c.zero_variance_groups,
+    emptyResponseReward: c.empty_response_reward,
+  };
   const loss: LossOptions = {
     fn: c.loss.fn,
     clipLow: c.loss.clip_low,
     clipHigh: c.loss.clip_high,
     ...(c.loss.kl_coef > 0 ? { klCoef: c.loss.kl_coef } : {}),
+    // logprobs at the temperature the rollouts sampled at, so the first update's ratio is 1
+    // (a greedy rollout, temperature 0, samples from the untempered distribution's argmax)
+    ...(c.temperature > 0 ? { temperature: c.temperature } : {}),
   };
   // Each distinct engine with the roles it trains (one entry when the model is shared).
   const engineRoles = new Map<TrainEngine, PolicyRole[]>();
@@ -193,25 +202,37 @@ export async function runTrainLoop(opts: TrainLoopOptions, deps: TrainLoopDeps):
     let lossSum = 0;
     let gradNorm: number | null = null;
     let optimSkipped = false;
+    const ratios: Array<{
+      role: PolicyRole;
+      ratio: NonNullable<ForwardBackwardResult["sequenceMetrics"]>[number];
+    }> = [];
     for (const [engine, roles] of engineRoles) {
       const seqs: TrainSequence[] = [];
+      const roleOfSeq: PolicyRole[] = [];
       advantages.forEach((g, gi) => {
         for (const r of g.rows) {
           const row = groups[gi]![r.episode]!.rows[r.row]!;
           // an empty completion has no target token to learn from
           if (!r.trainable || !roles.includes(r.role) || row.tokenIds.length === 0) continue;
           seqs.push(rowToSequence(row, r.advantage));
+          roleOfSeq.push(r.role);
         }
       });
       if (seqs.length === 0) {
-        optimSkipped = true; // nothing to learn from (all groups zero-variance, masked or empty)
+        optimSkipped = true; // nothing to learn from (masked, frozen or empty)
         continue;
       }
-      const calls = weightCallsByTokenShare(packByTokenBudget(seqs, c.token_budget).calls);
+      // weights over the engine's whole step, then packing: the split into calls changes nothing
+      const weighted = weightByAggregation(seqs, c.loss_agg_mode).map((s, i) => ({ s, role: roleOfSeq[i]! }));
+      const calls = packByTokenBudget(
+        weighted.map((w) => ({ ...w, tokenIds: w.s.tokenIds })),
+        c.token_budget,
+      ).calls;
       for (const call of calls) {
-        const res = await engine.forwardBackward({ sequences: call, loss });
+        const res = await engine.forwardBackward({ sequences: call.map((w) => w.s), loss });
         lossSum += res.loss;
         fbCalls++;
+        res.sequenceMetrics?.forEach((ratio, i) => ratios.push({ role: call[i]!.role, ratio }));
       }
       const opt = await engine.optimStep({ lr, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm });
       gradNorm = opt.gradNorm === null || Number.isNaN(opt.gradNorm) ? gradNorm : opt.gradNorm;
@@ -234,8 +255,9 @@ export async function runTrainLoop(opts: TrainLoopOptions, deps: TrainLoopDeps):
       lr,
       ...rolloutMetrics(groups, advantages),
       forward_backward_calls: fbCalls,
-      // Each call's loss is its token-mean scaled by its token share: their sum is the batch's token-mean.
+      // Each call returns its part of the step's aggregated loss: their sum is the step's loss.
       loss: fbCalls > 0 ? lossSum : null,
+      ...ratioMetrics(ratios),
       grad_norm: gradNorm,
       optim_skipped: optimSkipped,
       restarts: 0,

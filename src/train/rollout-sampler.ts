@@ -13,7 +13,7 @@ export interface RolloutSamplerOptions {
   /** Answers tool calls: rehearsal (the policy), simulator (frozen model) or real (environment). */
   responder: Responder;
   judge?: Judge;
-  config: Pick<LoopConfig, "limits" | "temperature" | "concurrency" | "example_cache">;
+  config: Pick<LoopConfig, "limits" | "temperature" | "concurrency" | "example_cache" | "invalid_call">;
   /** Called as each episode finishes (progress bars). */
   onEpisode?: (done: number, total: number, last: EpisodeResult) => void;
 }
@@ -41,7 +41,11 @@ export function rolloutSampler(opts: RolloutSamplerOptions): EpisodeSampler {
         policy: opts.policy,
         responder: opts.responder,
         maxAssistantTurns: c.limits.max_assistant_turns,
-        maxParallelCalls: c.limits.max_parallel_calls,
+        turnLimitScope: c.limits.turn_limit_scope,
+        ...(c.limits.max_parallel_calls !== undefined
+          ? { maxParallelCalls: c.limits.max_parallel_calls }
+          : {}),
+        invalidCall: c.invalid_call,
         contextBudgetTokens: c.limits.context_budget,
         maxTokens: c.limits.max_tokens,
         temperature: c.temperature,

@@ -45,6 +45,13 @@ export interface StepMetrics {
   end_reasons: Record<string, number>;
   forward_backward_calls: number;
   loss: number | null;
+  /**
+   * PPO ratio π/π_old over the trained tokens of each role at the step's first (only) update, where
+   * it must be 1 up to float rounding; null when the engine does not report it.
+   */
+  ratio: ByRole<{ mean: number; min: number; max: number } | null>;
+  /** Trained tokens whose PPO term was clipped / all trained tokens (null when not reported). */
+  clip_frac: number | null;
   grad_norm: number | null;
   optim_skipped: boolean;
   /** Worker restarts during this step. */
@@ -66,7 +73,16 @@ export function rolloutMetrics(
   advantages: readonly GroupResult[],
 ): Omit<
   StepMetrics,
-  "step" | "lr" | "forward_backward_calls" | "loss" | "grad_norm" | "optim_skipped" | "restarts" | "time"
+  | "step"
+  | "lr"
+  | "forward_backward_calls"
+  | "loss"
+  | "grad_norm"
+  | "optim_skipped"
+  | "restarts"
+  | "time"
+  | "ratio"
+  | "clip_frac"
 > {
   const episodes = groups.flat();
   const live = episodes.filter((e) => !e.masked && e.reward !== undefined);
@@ -124,6 +140,38 @@ export function rolloutMetrics(
     ),
     end_reasons: endReasons,
   };
+}
+
+/** Per-role ratio statistics from the engines' per-sequence reports. */
+export function ratioMetrics(
+  seqs: ReadonlyArray<{
+    role: PolicyRole;
+    ratio: {
+      tokens: number;
+      ratioMean: number | null;
+      ratioMin: number | null;
+      ratioMax: number | null;
+      clipped: number;
+    };
+  }>,
+): Pick<StepMetrics, "ratio" | "clip_frac"> {
+  let tokens = 0;
+  let clipped = 0;
+  const ratio = byRole<{ mean: number; min: number; max: number } | null>((role) => {
+    const mine = seqs.filter((s) => s.role === role && s.ratio.tokens > 0 && s.ratio.ratioMean !== null);
+    if (mine.length === 0) return null;
+    const n = mine.reduce((a, s) => a + s.ratio.tokens, 0);
+    return {
+      mean: mine.reduce((a, s) => a + s.ratio.ratioMean! * s.ratio.tokens, 0) / n,
+      min: Math.min(...mine.map((s) => s.ratio.ratioMin!)),
+      max: Math.max(...mine.map((s) => s.ratio.ratioMax!)),
+    };
+  });
+  for (const s of seqs) {
+    tokens += s.ratio.tokens;
+    clipped += s.ratio.clipped;
+  }
+  return { ratio, clip_frac: tokens > 0 ? clipped / tokens : null };
 }
 
 function byRole<T>(f: (r: PolicyRole) => T): ByRole<T> {

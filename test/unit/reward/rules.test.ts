@@ -89,11 +89,11 @@ describe("scoreRules and aggregation", () => {
     ]);
   });
 
-  it("weights normalise per (checklist, turn); empty lists are met; perfect = 1", () => {
+  it("weights normalise per (checklist, turn); a turn without standards scores 0 (reference); perfect = 1", () => {
     const std = task.checklists[0]![0]!;
     expect(weightedScore(std, [true, false])).toBe(0.25);
     expect(weightedScore(std, [false, true])).toBe(0.75);
-    expect(weightedScore([], [])).toBe(1);
+    expect(weightedScore([], [])).toBe(0);
     expect(episodeReward(task, [2, 2])).toBe(1);
     expect(episodeReward(task, [1.25, 2])).toBeCloseTo(3.25 / 4);
   });
@@ -101,7 +101,9 @@ describe("scoreRules and aggregation", () => {
   it("scoreEpisode: hand-computed reward, unreached turn scores 0", async () => {
     const turn = (calls: ToolCall[], replies: string[]) => ({ before: [], messages: [], calls, replies });
     const full = await scoreEpisode(task, [turn([c("f"), c("h")], ["ok"]), turn([], ["bye"])]);
-    expect(full).toMatchObject({ turnScores: [2, 2], reward: 1, success: true, masked: false });
+    // checklist 1 has no standard for turn 1: that checklist scores 0 there (reference), so the
+    // best reachable reward is 3/4 although every standard passed
+    expect(full).toMatchObject({ turnScores: [2, 1], reward: 0.75, success: true, masked: false });
     // turn 0: checklist0 = 3/4 (reply only), checklist1 = 0; turn 1 never reached
     const part = await scoreEpisode(task, [turn([], ["ok"])]);
     expect(part.turnScores).toEqual([0.75]);

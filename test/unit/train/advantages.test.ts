@@ -55,10 +55,15 @@ describe("roleWiseAdvantages", () => {
     expect(reh[1]).toBeCloseTo(-1 / 6 / (std + 1e-6), 9);
   });
 
-  it("zero-variance groups get advantage 0, are counted and not trainable", () => {
+  it("zero-variance groups get advantage 0 and are counted; kept (reference) or dropped", () => {
     const g = roleWiseAdvantages([episode(1, ["act", "rehearse"]), episode(1, ["act"])], raw);
     expect(g.byRole.act).toMatchObject({ rows: 2, zeroVariance: true });
-    expect(g.rows.filter((r) => r.role === "act").every((r) => r.advantage === 0 && !r.trainable)).toBe(true);
+    expect(g.rows.filter((r) => r.role === "act").every((r) => r.advantage === 0 && r.trainable)).toBe(true);
+    const dropped = roleWiseAdvantages([episode(1, ["act", "rehearse"]), episode(1, ["act"])], {
+      ...raw,
+      zeroVariance: "drop",
+    });
+    expect(dropped.rows.filter((r) => r.role === "act").every((r) => !r.trainable)).toBe(true);
     // the single rehearse row is a one-member group: the reference gives it baseline 0
     expect(g.byRole.rehearse).toMatchObject({ rows: 1, baseline: 0, std: 1, zeroVariance: false });
     expect(g.rows.find((r) => r.role === "rehearse")).toMatchObject({ advantage: 1, trainable: true });

@@ -3,7 +3,7 @@ import {
   packByTokenBudget,
   rowToSequence,
   targetTokens,
-  weightCallsByTokenShare,
+  weightByAggregation,
 } from "../../../src/train/batching.js";
 import { isEnvaceError } from "../../../src/core/errors.js";
 import { row } from "./helpers.js";
@@ -47,14 +47,33 @@ describe("packByTokenBudget", () => {
   });
 });
 
-describe("weightCallsByTokenShare", () => {
-  it("scales each call's advantages by its share of target tokens", () => {
-    const a = rowToSequence(row("act", 3, 1), 1); // 3 targets
-    const b = rowToSequence(row("act", 1, 1), -2); // 1 target
-    const [c1, c2] = weightCallsByTokenShare([[a], [b]]);
-    expect(c1![0]!.advantages).toEqual([0, 0.75, 0.75, 0.75]);
-    expect(c2![0]!.advantages).toEqual([0, -0.5]);
-    // masks untouched
-    expect(targetTokens([...c1!, ...c2!])).toBe(4);
+describe("weightByAggregation", () => {
+  const a = rowToSequence(row("act", 3, 1), 1); // 3 targets
+  const b = rowToSequence(row("act", 1, 1), -2); // 1 target
+  const lossAt = (seqs: ReturnType<typeof weightByAggregation>, perToken: (s: number, t: number) => number) =>
+    seqs.reduce(
+      (acc, s, i) => acc + s.weight! * s.lossMask.reduce((x, m, t) => x + (m ? perToken(i, t) : 0), 0),
+      0,
+    );
+  it("token-mean: every target token of the step weighs 1/total", () => {
+    const w = weightByAggregation([a, b], "token-mean");
+    expect(w.map((s) => s.weight)).toEqual([0.25, 0.25]);
+    expect(lossAt(w, () => 1)).toBeCloseTo(1, 12);
+  });
+  it("seq-mean-token-mean: each row's mean, then the mean over rows", () => {
+    const w = weightByAggregation([a, b], "seq-mean-token-mean");
+    expect(w.map((s) => s.weight)).toEqual([1 / 6, 1 / 2]);
+    // token losses 1,2,3 in a (mean 2) and 10 in b: (2 + 10) / 2
+    expect(lossAt(w, (i, t) => (i === 0 ? t : 10))).toBeCloseTo(6, 12);
+  });
+  it("seq-mean-token-sum: each row's sum, then the mean over rows", () => {
+    const w = weightByAggregation([a, b], "seq-mean-token-sum");
+    expect(w.map((s) => s.weight)).toEqual([0.5, 0.5]);
+    expect(lossAt(w, (i, t) => (i === 0 ? t : 10))).toBeCloseTo((6 + 10) / 2, 12);
+  });
+  it("leaves advantages and masks untouched", () => {
+    const w = weightByAggregation([a, b], "token-mean");
+    expect(w[0]!.advantages).toEqual(a.advantages);
+    expect(targetTokens(w)).toBe(4);
   });
 });

@@ -27,7 +27,19 @@ describe("train config", () => {
       shared_model: true,
       roles: { act: "train", rehearse: "train" },
     });
-    expect(c.loss).toEqual({ fn: "ppo", clip_low: 0.2, clip_high: 0.28, kl_coef: 0 });
+    // the reference script's (run_checklist_share.sh) values: docs/reference-parity.md
+    expect(c.loss).toEqual({ fn: "ppo", clip_low: 0.2, clip_high: 0.2, kl_coef: 0 });
+    expect(c).toMatchObject({
+      lr: 1e-6,
+      weight_decay: 0.01,
+      normalize_std: false,
+      loss_agg_mode: "seq-mean-token-mean",
+      invalid_call: "end",
+      zero_variance_groups: "keep",
+      temperature: 1,
+      limits: { max_assistant_turns: 30, turn_limit_scope: "episode", max_tokens: 8000 },
+    });
+    expect(c.limits.max_parallel_calls).toBeUndefined();
     expect(c.worker).toEqual({ init: { size: "xs", seed: 0 } });
   });
 

@@ -347,9 +347,54 @@ describe("runTrainLoop (scripted policy, in-memory engine)", () => {
     expect(m!.masked).toBe(1);
     expect(m!.end_reasons).toEqual({ done: 3, model_error: 1 });
     expect(m!.zero_variance_groups.act).toBe(1);
-    // group 1 has one live act row (single-row: advantage = reward); group 2 is zero-variance
-    expect(m!.role.act.trained_rows).toBe(1);
-    expect(engine.forwardBackwardCalls.flatMap((c) => c.sequences)).toHaveLength(1);
+    // group 1 has one live act row (single-row: advantage = reward); group 2 is zero-variance and,
+    // as in the reference, stays in the batch with advantage 0 (it counts in the loss denominator)
+    expect(m!.role.act.trained_rows).toBe(3);
+    const sent = engine.forwardBackwardCalls.flatMap((c) => c.sequences);
+    expect(sent).toHaveLength(3);
+    expect(sent.map((s) => s.advantages[1])).toEqual([1, 0, 0]);
+    // seq-mean-token-mean: each of the 3 rows (2 tokens each) weighs 1/(3·2) per token
+    expect(sent.map((s) => s.weight)).toEqual([1 / 6, 1 / 6, 1 / 6]);
+  });
+
+  it("zero_variance_groups: drop leaves zero-variance groups out of the update", async () => {
+    const out = outDir();
+    const engine = new InMemoryTrainEngine();
+    const c = config({ steps: 1, tasks_per_step: 2, group_size: 2, zero_variance_groups: "drop" });
+    const row = { role: "act" as const, promptTokenIds: [1], tokenIds: [2, 3], logprobs: [-1, -1], turn: 0 };
+    const ep = (reward: number) => ({
+      taskId: "t",
+      sample: 0,
+      messages: [],
+      calls: [],
+      replies: [],
+      endReason: "done" as const,
+      envCalls: 0,
+      reward,
+      masked: false,
+      turnScores: [],
+      success: false,
+      rows: [row],
+    });
+    await runTrainLoop(
+      { config: c, tasks, outDir: out, resume: false },
+      {
+        engines: { act: engine, rehearse: engine },
+        sampler: {
+          sampleGroups: async () => ({
+            groups: [
+              [ep(1), ep(0)],
+              [ep(1), ep(1)],
+            ],
+          }),
+        },
+      },
+    );
+    const [m] = readMetrics(out);
+    expect(m!.role.act.trained_rows).toBe(2);
+    expect(engine.forwardBackwardCalls.flatMap((c) => c.sequences).map((s) => s.advantages[1])).toEqual([
+      0.5, -0.5,
+    ]);
   });
 
   it("a worker restart noticed only by its restart count still rolls the step back", async () => {
