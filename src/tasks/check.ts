@@ -2,13 +2,15 @@ import type { Rule, Task } from "../core/task.js";
 import type { ToolSchema } from "../core/tools.js";
 import { validateToolCall } from "../core/validate-tool-call.js";
 import { TASK_ENV_KINDS } from "../envs/task-environment.js";
+import { taskRecordings } from "./sft-sources.js";
 import { traceSteps } from "./trace-steps.js";
 
 /** What one task can be used for, as `envace tasks check` reports it. */
 export interface TaskUses {
-  /** Acting SFT examples (one per trace with at least one assistant message). */
+  /** Acting SFT examples (one per trace with at least one assistant message). A toolworld task's
+   * gold run is SFT data too, though not counted here. */
   sft_act: number;
-  /** Rehearsing SFT examples (recorded calls with their real results, from traces and examples). */
+  /** Rehearsing SFT examples: recorded calls with their real results (traces, then examples no trace covers). */
   sft_rehearse: number;
   /** Rehearsal (or simulator) RL: needs checklists, since the reward comes from them. */
   rehearsal_rl: boolean;
@@ -58,8 +60,6 @@ export function checkTask(task: Task): TaskCheck {
     if (err) warnings.push(`examples.${i}: ${err.message}`);
   });
 
-  let sftAct = 0;
-  let sftRehearse = task.examples.length;
   task.traces.forEach((trace, i) => {
     const steps = traceSteps(trace);
     for (const p of steps.problems) errors.push(`traces.${i}: ${p}`);
@@ -67,9 +67,8 @@ export function checkTask(task: Task): TaskCheck {
       const err = validateToolCall({ id: "", name: call.name, arguments: call.arguments }, tools);
       if (err) warnings.push(`traces.${i}: ${err.message}`);
     }
-    if (trace.messages.some((m) => m.role === "assistant")) sftAct++;
-    sftRehearse += steps.calls.filter((c) => c.result !== undefined).length;
   });
+  const recordings = taskRecordings(task);
 
   const kind = task.env?.kind;
   const realEnv = kind && (TASK_ENV_KINDS as readonly string[]).includes(kind) ? kind : null;
@@ -84,8 +83,8 @@ export function checkTask(task: Task): TaskCheck {
     errors,
     warnings,
     uses: {
-      sft_act: sftAct,
-      sft_rehearse: sftRehearse,
+      sft_act: recordings.conversations.length,
+      sft_rehearse: recordings.calls.length,
       rehearsal_rl: standards.length > 0,
       real_env: realEnv,
       judge_needed: standards.some((s) => s.rule === undefined),

@@ -7,3 +7,5 @@ export { inferTools } from "./infer-tools.js";
 export { taskJsonSchema } from "./schema.js";
 export { traceSteps } from "./trace-steps.js";
 export type { TraceCall } from "./trace-steps.js";
+export { taskRecordings } from "./sft-sources.js";
+export type { RecordedCall, TaskRecordings } from "./sft-sources.js";

@@ -18,7 +18,8 @@ import { latestCheckpoint, modelDir } from "./checkpoint.js";
 import type { TrainConfig } from "./config.js";
 import { environmentForTask } from "./environments.js";
 import { realEnvEvaluator } from "./evaluator.js";
-import { goldSftExamples } from "./gold-sft.js";
+import { preflightTrain } from "./preflight.js";
+import { sftExamplesForTasks } from "./trace-sft.js";
 import { runTrainLoop, type TrainSummary } from "./loop.js";
 import { rolloutSampler } from "./rollout-sampler.js";
 import { runSft, type SftExample } from "./sft.js";
@@ -38,6 +39,8 @@ export interface TrainRunOptions {
   onWorkers?: (workers: readonly WorkerProcess[]) => void;
   /** Worker log lines (default: dropped). */
   onWorkerLog?: (line: string) => void;
+  /** Problems found before training that do not stop it (preflight.ts). */
+  onWarning?: (message: string) => void;
 }
 
 type WorkerSpec = NonNullable<TrainConfig["worker"]>;
@@ -53,6 +56,8 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
   mkdirSync(out, { recursive: true });
   const tasks = await loadTaskSource(c.tasks);
   const evalTasks = c.eval_tasks ? await loadTaskSource(c.eval_tasks) : [];
+  // Refuse a run that could learn nothing before any worker starts.
+  for (const w of preflightTrain(c, tasks, evalTasks).warnings) opts.onWarning?.(w);
   // On resume a tiny model restarts from its checkpoint (weights and tokenizer); the loop then
   // loads the optimizer state too.
   const resumeFrom = opts.resume ? latestCheckpoint(out) : null;
@@ -110,6 +115,7 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
 
     const modelOpts = {
       variant: c.rehearsal_prompt,
+      think: c.rehearsal_think,
       temperature: c.temperature,
       maxTokens: c.limits.max_tokens,
     };
@@ -124,7 +130,7 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
     const sft = c.sft;
     const warmup = sft
       ? async () => {
-          const examples = goldSftExamples(tasks, { roles: sft.roles, variant: c.rehearsal_prompt });
+          const examples = sftExamplesForTasks(tasks, { roles: sft.roles, variant: c.rehearsal_prompt });
           const sftOpts = {
             epochs: sft.epochs,
             batchSize: sft.batch_size,
@@ -146,7 +152,7 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
           }
           if (simulatorClient) {
             // The simulator learns the real responses once, then stays frozen.
-            const rehearse = goldSftExamples(tasks, {
+            const rehearse = sftExamplesForTasks(tasks, {
               roles: ["rehearse"],
               variant: c.rehearsal_prompt,
             }).rehearse;

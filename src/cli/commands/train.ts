@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { join } from "node:path";
 import { loadTrainConfig } from "../../train/config.js";
 import { trainFromConfig } from "../../train/run.js";
+import { stepWarnings } from "../../train/preflight.js";
 
 interface TrainFlags {
   config: string;
@@ -36,6 +37,10 @@ export function register(program: Command): void {
         cliProgress.Presets.shades_classic,
       );
       bar.start(config.steps, 0, { reward: "-", status: "starting worker" });
+      // A step that changed no weights is warned about; a run where no step did fails.
+      const warn = (msg: string) => void process.stderr.write(`\nwarning: ${msg}\n`);
+      const trainedRoles = { act: config.roles.act === "train", rehearse: config.roles.rehearse === "train" };
+      let trainedSteps = 0;
       let summary;
       try {
         summary = await trainFromConfig(config, {
@@ -44,20 +49,32 @@ export function register(program: Command): void {
           onSftStep: (s) =>
             bar.update({ status: `sft warm-up ${s.step}/${s.steps} loss ${s.loss.toFixed(3)}` }),
           onEpisode: (done, total) => bar.update({ status: `episodes ${done}/${total}` }),
-          onStep: (m) =>
+          onWarning: warn,
+          onStep: (m) => {
+            const check = stepWarnings(m, trainedRoles);
+            if (check.trained) trainedSteps++;
+            check.warnings.forEach(warn);
             bar.update(m.step, {
               reward: m.reward_mean === null ? "-" : m.reward_mean.toFixed(3),
               status: m.eval ? `eval success ${(m.eval.success_rate * 100).toFixed(0)}%` : "",
-            }),
+            });
+          },
           ...(flags.verbose ? { onWorkerLog: (l: string) => process.stderr.write(`[worker] ${l}\n`) } : {}),
         });
       } finally {
         bar.stop();
       }
       if (flags.json) process.stdout.write(JSON.stringify(summary) + "\n");
-      else
+      const ran = summary.last_step - summary.first_step + 1;
+      if (ran > 0 && trainedSteps === 0) {
+        process.stderr.write(
+          `envace train: trained nothing: none of the ${ran} steps updated the model (see the warnings above)\n`,
+        );
+        process.exitCode = 1;
+      } else if (!flags.json) {
         process.stderr.write(
           `done: ${summary.last_step} steps; metrics in ${join(flags.out, "metrics.jsonl")}\n`,
         );
+      }
     });
 }
