@@ -24,6 +24,8 @@ export interface EvalOptions {
   maxErrors?: number;
   concurrency: number;
   dumpDb?: string;
+  /** Task language of benchmarks that have two (`vita`: en | zh). */
+  lang?: string;
   /** Called after each episode. */
   onProgress?: (done: number, total: number) => void;
   /** Called once the number of episodes is known. */

@@ -13,6 +13,7 @@ import { loadTau2Domain, type Tau2DomainName } from "../../envs/tau2/index.js";
 import { toolworldBenchRunner } from "../../bench/toolworld/index.js";
 import { tasksBenchRunner } from "../../bench/tasks/index.js";
 import { withTau2Rehearsal } from "../../bench/tau2/rehearsal-bench.js";
+import { vitaBenchRunner } from "../../bench/vita/bench-runner.js";
 
 // Built-in benches: one line each (toolworld, bfcl, … register here too).
 const loadTau2 = (name: string, dataRoot: string) => loadTau2Domain(name as Tau2DomainName, dataRoot);
@@ -21,6 +22,7 @@ const loadTau2 = (name: string, dataRoot: string) => loadTau2Domain(name as Tau2
 registerBench("tau2", withTau2Rehearsal(tau2BenchRunner(loadTau2), loadTau2));
 registerBench("toolworld", toolworldBenchRunner());
 registerBench("tasks", tasksBenchRunner());
+registerBench("vita", vitaBenchRunner());
 
 /** Exit code for bad command-line input (unknown bench, missing endpoint, unknown split). */
 export const USAGE_EXIT_CODE = 2;
@@ -45,7 +47,7 @@ export function register(program: Command): void {
     .description("Evaluate an agent (a model endpoint or an oracle policy) on a benchmark")
     .requiredOption(
       "--bench <name>",
-      "benchmark, e.g. tau2:mock, tau2:retail, tau2:airline, toolworld:library, tasks:FILE.jsonl",
+      "benchmark, e.g. tau2:mock, tau2:retail, tau2:airline, vita:delivery, vita:instore, toolworld:library, tasks:FILE.jsonl",
     )
     .option("--split <name>", "official task split (e.g. test); all tasks when absent")
     .option("--data <dir>", "benchmark data root (default: ../shared/data when present, else ./data)")
@@ -67,6 +69,7 @@ export function register(program: Command): void {
       "task files (tasks:FILE): real (each task's env, default) | none (scored in the policy's rehearsed world)",
     )
     .option("--dump-db <dir>", "write <task_id>.db.json and <task_id>.results.json per task")
+    .option("--lang <lang>", "task language where a benchmark has two (vita: en, default, | zh)")
     // test-time rehearsal (src/testtime/): read by every bench that supports it
     .option("--rehearsal <mode>", "test-time rehearsal: none | parallel:N | sequential:N", "none")
     .option(

@@ -1,0 +1,88 @@
+/** `envace eval --bench vita:<domain>`: VitaBench with an LLM or oracle agent. */
+import { EnvaceError } from "../../core/errors.js";
+import { OpenAIChatModel } from "../../engines/openai-chat-model.js";
+import { resolveDataDir } from "../data-dir.js";
+import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
+import type { VitaClock } from "../../envs/vita/tool-context.js";
+import { LLMVitaAgent, LLMVitaUser, noopAgent, readReplayFile, replayAgent, scriptedUser } from "./agents.js";
+import type { VitaAgent, VitaUser } from "./agents.js";
+import { runVita, type VitaRunSummary } from "./run-vita.js";
+import {
+  readVitaTasks,
+  RUNNABLE_VITA_DOMAINS,
+  VITA_DOMAINS,
+  vitaTaskFile,
+  type VitaBenchDomain,
+} from "./tasks.js";
+
+const usage = (msg: string) => new EnvaceError("INVALID_CONFIG", msg);
+
+const model = (baseURL: string, name: string, apiKey?: string) =>
+  new OpenAIChatModel({ baseURL, model: name, ...(apiKey ? { apiKey } : {}) });
+
+function pair(o: EvalOptions, a: string | undefined, b: string | undefined, flags: string) {
+  if ((a === undefined) !== (b === undefined)) throw usage(`${flags} go together`);
+}
+
+/** Agent and user from the flags: an oracle policy runs with the scripted user unless one is given. */
+export function vitaRolesFromOptions(o: EvalOptions): { agent: VitaAgent; user: VitaUser } {
+  if (o.policy !== undefined && o.endpoint !== undefined)
+    throw usage("give either --policy or --endpoint/--model, not both");
+  pair(o, o.userEndpoint, o.userModel, "--user-endpoint and --user-model");
+  const llmUser =
+    o.userEndpoint !== undefined ? new LLMVitaUser(model(o.userEndpoint, o.userModel!, o.apiKey)) : undefined;
+  if (o.policy !== undefined) {
+    let agent: VitaAgent;
+    if (o.policy === "noop") agent = noopAgent();
+    else if (o.policy.startsWith("replay:") && o.policy.length > "replay:".length)
+      agent = replayAgent(readReplayFile(o.policy.slice("replay:".length)));
+    else throw usage(`unknown --policy "${o.policy}" for VitaBench; use noop or replay:FILE`);
+    return { agent, user: llmUser ?? scriptedUser() };
+  }
+  if (o.endpoint === undefined || o.model === undefined)
+    throw usage("an agent is needed: --policy noop|replay:FILE, or --endpoint URL --model NAME");
+  if (!llmUser) throw usage("an LLM agent needs a user simulator: --user-endpoint URL --user-model NAME");
+  return { agent: new LLMVitaAgent(model(o.endpoint, o.model, o.apiKey)), user: llmUser };
+}
+
+export function vitaBenchRunner(opts: { clock?: VitaClock } = {}): BenchRunner {
+  return {
+    describe: `VitaBench: ${RUNNABLE_VITA_DOMAINS.map((d) => `vita:${d}`).join("|")} (--lang en|zh)`,
+    async run(o: EvalOptions): Promise<BenchSummary & VitaRunSummary> {
+      const domain = o.variant as VitaBenchDomain;
+      if (!(VITA_DOMAINS as readonly string[]).includes(domain))
+        throw usage(
+          `unknown VitaBench domain "${o.variant}"; use ${VITA_DOMAINS.map((d) => `vita:${d}`).join(", ")}`,
+        );
+      if (!(RUNNABLE_VITA_DOMAINS as readonly string[]).includes(domain))
+        throw usage(
+          `vita:${domain}: its tools are not ported yet; runnable: ${RUNNABLE_VITA_DOMAINS.map((d) => `vita:${d}`).join(", ")}`,
+        );
+      const lang = o.lang ?? "en";
+      if (lang !== "en" && lang !== "zh") throw usage(`--lang must be en or zh, not "${lang}"`);
+      if (o.split !== undefined) throw usage("VitaBench has no official splits; use --limit");
+      pair(o, o.judgeEndpoint, o.judgeModel, "--judge-endpoint and --judge-model");
+      const roles = vitaRolesFromOptions(o);
+      const file = vitaTaskFile(resolveDataDir(o.data), domain, lang);
+      let tasks = readVitaTasks(file, domain as "delivery" | "instore");
+      if (o.limit !== undefined) tasks = tasks.slice(0, o.limit);
+      o.onStart?.(tasks.length * o.trials);
+      const judge =
+        o.judgeEndpoint !== undefined ? model(o.judgeEndpoint, o.judgeModel!, o.apiKey) : undefined;
+      const summary = await runVita({
+        bench: `vita:${domain}`,
+        tasks,
+        lang,
+        ...roles,
+        ...(judge ? { judge } : {}),
+        trials: o.trials,
+        ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
+        concurrency: o.concurrency,
+        ...(o.dumpDb !== undefined ? { dumpDbDir: o.dumpDb } : {}),
+        ...(opts.clock ? { clock: opts.clock } : {}),
+        onResult: (_r, done, all) => o.onProgress?.(done, all),
+      });
+      return { ...summary, results: summary.results };
+    },
+  };
+}
