@@ -8,6 +8,8 @@ import type { CallContext, EpisodeResponder, Responder, ResponderAnswer } from "
 export interface ModelResponderOptions {
   /** Prompt size: `full` (reference-like, default) or `compact` (tiny models). */
   variant?: RehearsalPromptVariant;
+  /** `full` only: append Qwen3's `/think` switch to the user part (the reference's default). */
+  think?: boolean;
   temperature?: number;
   maxTokens?: number;
 }
@@ -24,6 +26,7 @@ async function answerWithModel(
     rawActMessage: ctx.rawActMessage,
     call: ctx.call,
     variant: opts.variant ?? "full",
+    ...(opts.think ? { think: true } : {}),
   });
   const request = {
     messages,

@@ -1,6 +1,7 @@
 import type { Message, ToolCall } from "../core/messages.js";
 import type { Example, Task } from "../core/task.js";
 import { renderAssistantText } from "../core/tool-call-text.js";
+import { pyDumpsIndent0 } from "./py-dumps-indent0.js";
 
 /**
  * The prompt that makes a model play the environment for one tool call (ARCHITECTURE.md, "One
@@ -19,25 +20,17 @@ export interface RehearsalPromptInput {
   rawActMessage: string;
   call: ToolCall;
   variant?: RehearsalPromptVariant;
+  /** `full` only: end the user part with Qwen3's `/think` switch (the reference's default). */
+  think?: boolean;
 }
 
-export const REHEARSAL_SYSTEM_FULL = [
-  "You are a tool simulator: you play the environment and return what the tool would return.",
-  "",
-  "The user message gives you: the candidate tools (the whitelist for this task), earlier recorded calls with their real results (few-shot evidence, possibly unavailable), the conversation so far, the agent's latest message with its <tool_call> blocks, and the one call to answer now (name, input schema, arguments).",
-  "",
-  "Check the call before answering, in this order:",
-  '1. Format: the agent\'s message must hold the call as <tool_call>{"name": ..., "arguments": {...}}</tool_call> with valid JSON. Otherwise answer {"error_tool_call": {"code": "INVALID_TOOL_CALL_FORMAT", "message": "<short reason>"}}.',
-  '2. Whitelist: the tool name must be one of the candidate tools. Otherwise answer {"error_tool_call": {"code": "TOOL_NOT_AVAILABLE", "message": "tool \'<name>\' is not available"}}.',
-  '3. Arguments: they must satisfy the input schema (required fields, types, enums). Otherwise answer {"error_tool_call": {"code": "INVALID_PARAMETERS", "message": "<short reason>", "details": {"errors": [...]}}}.',
-  "4. Only if all checks pass, produce the result: when a few-shot call has the same name and matching arguments, reuse its result; otherwise write a plausible result that fits the schema and stays consistent with the evidence and the conversation.",
-  "",
-  "Output contract (success and error alike): only the JSON, a non-empty object or an array, wrapped as",
-  "<execution_result>",
-  "<JSON>",
-  "</execution_result>",
-  "No commentary, no markdown, no code fences, no hints to the agent.",
-].join("\n");
+/**
+ * The reference's simulator system instruction (EnvACE, simulate_core/prompts/simulator/
+ * validation_system_instruction.txt, Apache-2.0), verbatim: the `full` variant reproduces the
+ * reference's prompt so a reference-trained rehearser sees what it was trained on.
+ */
+export const REHEARSAL_SYSTEM_FULL =
+  'You are a precise tool simulator.\nYour task: validate the RL model\'s tool call against the candidate tools whitelist and the JSON schema, then generate the tool execution result.\n\nYou will be given (in the user message):\n- The candidate tools whitelist (list of tool schemas this sample is allowed to call)\n- Previous tool calls and results (few-shot, ground-truth reference data; may be <unavailable> when no prior calls exist)\n- Current conversation history\n- The RL model\'s latest response (containing <tool_call>...</tool_call> tags)\n- The current tool to simulate: name, JSON schema, parsed arguments\n\nValidation procedure (perform BEFORE generating execution result):\n\n1. Tool call format check\n   - The RL model\'s latest response must wrap the tool call inside <tool_call>...</tool_call> tags, with valid JSON `{"name": ..., "arguments": {...}}` inside.\n   - On failure (tool_call wrapper absent, or JSON malformed), output:\n     <execution_result>\n     {"error_tool_call":{"code":"INVALID_TOOL_CALL_FORMAT","message":"<concise reason>"}}\n     </execution_result>\n\n2. Tool whitelist check\n   - The tool name (shown under "Current tool to simulate") must appear in the candidate tools whitelist (either the explicit list, or the <tools> block inside the caller\'s system prompt).\n   - On failure, output:\n     <execution_result>\n     {"error_tool_call":{"code":"TOOL_NOT_AVAILABLE","message":"tool name \'<name>\' is not found. Please check your function call and use provided tools."}}\n     </execution_result>\n\n3. Argument schema check\n   - Arguments must be a JSON object satisfying the input schema (required fields present, primitive types match, enums match).\n   - On failure, output:\n     <execution_result>\n     {"error_tool_call":{"code":"INVALID_PARAMETERS","message":"<concise reason>","details":{"errors":[...]}}}\n     </execution_result>\n\n4. Tool response generation (only when 1+2+3 all pass)\n   - If a related call appears in the few-shot section with matching name and similar arguments, REUSE its execution_result content.\n   - Otherwise, generate a reasonable execution_result that strictly satisfies the input schema and stays factually consistent with the few-shot patterns.\n   - May need to fix some type or error in the examples.\n\nOutput rules (apply to both success and error paths):\n- Wrap the result in <execution_result>...</execution_result> XML tags.\n- Wrapped content must be valid JSON: a non-empty object or an array.\n- Return ONLY the wrapped JSON; no commentary, no markdown, no code fences.\n- Act as a silent function executor: no explanations, no suggestions, no hints, no references to examples or comparisons.\nFormat:\n<execution_result>\n<JSON object or array>\n</execution_result>';
 
 export const REHEARSAL_SYSTEM_COMPACT =
   "Simulate the tool. Reply <execution_result>\\nJSON\\n</execution_result>.".replace(/\\n/g, "\n");
@@ -53,13 +46,24 @@ export function isRehearsalRequest(messages: readonly Message[]): boolean {
 
 const json = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
 
-function fewShot(examples: readonly Example[]): string {
-  if (examples.length === 0) return "Recorded calls and results (few-shot): <unavailable>";
-  const blocks = examples.map(
-    (e) =>
-      `Tool name:\n${e.name}\nTool arguments:\n${json(e.arguments)}\nTool execution result:\n${json(e.result)}`,
-  );
-  return ["Recorded calls and results (few-shot):", ...blocks].join("\n\n");
+/**
+ * The reference's few-shot lines (build_few_shot_examples_lines): its `tool_call_response_map`
+ * groups recorded calls by tool name in first-seen order, each call one block.
+ */
+function fewShot(examples: readonly Example[]): string[] {
+  if (examples.length === 0) return ["Previous tool calls and results (few-shot): <unavailable>"];
+  const byName = new Map<string, Example[]>();
+  for (const e of examples) byName.set(e.name, [...(byName.get(e.name) ?? []), e]);
+  const lines = ["Previous tool calls and results (few-shot):"];
+  for (const [name, calls] of byName) {
+    for (const e of calls) {
+      const result = typeof e.result === "string" ? e.result : pyDumpsIndent0(e.result);
+      lines.push(
+        `Tool name:\n${name}\nTool arguments:\n${pyDumpsIndent0(e.arguments)}\nTool execution result:\n${result}\n`,
+      );
+    }
+  }
+  return lines;
 }
 
 /** The conversation as role-prefixed text (system omitted), calls rendered inline. */
@@ -87,14 +91,21 @@ export function buildRehearsalPrompt(input: RehearsalPromptInput): Message[] {
       { role: "user", content: lines.join("\n") },
     ];
   }
+  // The reference's build_validation_user_prompt: per-call sections joined by a blank line, JSON as
+  // Python's json.dumps(..., ensure_ascii=True, indent=0) writes it.
   const schema = task.tools.find((t) => t.name === call.name)?.parameters ?? {};
-  const user = [
-    `Candidate tools (whitelist for this task):\n${JSON.stringify(task.tools)}`,
-    fewShot(task.examples),
+  const parts = [
+    `Candidate tools (whitelist for this sample):\n${pyDumpsIndent0(task.tools)}`,
+    fewShot(task.examples).join("\n"),
     `Current conversation history:\n${serializeHistory(input.history)}`,
-    `The agent's latest message:\n${input.rawActMessage}`,
-    `Current tool to simulate:\n- name: ${call.name}\n- input schema (JSON Schema):\n${JSON.stringify(schema)}\n- arguments (JSON):\n${JSON.stringify(call.arguments)}`,
-  ].join("\n\n");
+    ...(input.rawActMessage ? [`RL model's latest response:\n${input.rawActMessage}`] : []),
+    "Current tool to simulate:\n" +
+      `- name: ${call.name}\n` +
+      `- input schema (JSON Schema):\n${pyDumpsIndent0(schema)}\n` +
+      `- arguments (JSON, parsed from caller's tool_call):\n${pyDumpsIndent0(call.arguments)}`,
+  ];
+  let user = parts.join("\n\n");
+  if (input.think) user += "\n\n/think"; // Qwen3's switch; the reference appends it by default
   return [
     { role: "system", content: REHEARSAL_SYSTEM_FULL },
     { role: "user", content: user },

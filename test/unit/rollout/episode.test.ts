@@ -296,9 +296,9 @@ describe("responders", () => {
     expect(ep.calls.filter((c) => c.source === "simulator")).toHaveLength(3);
     const user = simulator.calls[0]!.request.messages[1]!.content;
     expect(user).toContain("Candidate tools");
-    expect(user).toContain("Recorded calls and results (few-shot)");
+    expect(user).toContain("Previous tool calls and results (few-shot):");
     expect(user).toContain("User: Where is order A1?");
-    expect(user).toContain(`The agent's latest message:\n${call("get_order", { order_id: "A1" })}`);
+    expect(user).toContain(`RL model's latest response:\n${call("get_order", { order_id: "A1" })}`);
     expect(user).toContain("- name: get_order");
   });
 

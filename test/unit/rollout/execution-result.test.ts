@@ -47,20 +47,50 @@ describe("buildRehearsalPrompt", () => {
     rawActMessage: '<tool_call>{"name":"get_order","arguments":{"order_id":"A1"}}</tool_call>',
     call: { id: "c", name: "get_order", arguments: { order_id: "A1" } },
   };
-  it("full: system contract, then tools, few-shot, history, act message, current call in order", () => {
-    const [sys, user] = buildRehearsalPrompt(input);
+  it("full: the reference's system instruction and user prompt, byte for byte", () => {
+    const [sys, user] = buildRehearsalPrompt({
+      ...input,
+      task: { ...task, tools: [task.tools[0]!] },
+    });
     expect(sys!.content).toBe(REHEARSAL_SYSTEM_FULL);
-    const order = [
-      "Candidate tools",
-      "Recorded calls and results",
-      "Current conversation history",
-      "The agent's latest message",
-      "Current tool to simulate",
-    ];
-    const at = order.map((s) => user!.content.indexOf(s));
-    expect(at.every((i) => i >= 0)).toBe(true);
-    expect([...at].sort((a, b) => a - b)).toEqual(at);
-    expect(user!.content).toContain('"required":["order_id"]');
+    expect(sys!.content.startsWith("You are a precise tool simulator.")).toBe(true);
+    // what simulate_core/_builders.py build_validation_user_prompt writes for this call (no /think)
+    const tool = [
+      "{",
+      '"name": "get_order",',
+      '"description": "Look up an order",',
+      '"parameters": {',
+      '"type": "object",',
+      '"properties": {',
+      '"order_id": {',
+      '"type": "string"',
+      "}",
+      "},",
+      '"required": [',
+      '"order_id"',
+      "],",
+      '"additionalProperties": false',
+      "}",
+      "}",
+    ].join("\n");
+    const schema = tool.slice(
+      tool.indexOf('"parameters": ') + '"parameters": '.length,
+      tool.lastIndexOf("\n}"),
+    );
+    const args = '{\n"order_id": "A1"\n}';
+    const expected = [
+      `Candidate tools (whitelist for this sample):\n[\n${tool}\n]`,
+      [
+        "Previous tool calls and results (few-shot):",
+        `Tool name:\nget_order\nTool arguments:\n${args}\nTool execution result:\n{\n"status": "pending"\n}\n`,
+      ].join("\n"),
+      "Current conversation history:\nUser: Where is order A1?",
+      `RL model's latest response:\n${input.rawActMessage}`,
+      `Current tool to simulate:\n- name: get_order\n- input schema (JSON Schema):\n${schema}\n- arguments (JSON, parsed from caller's tool_call):\n${args}`,
+    ].join("\n\n");
+    expect(user!.content).toBe(expected);
+    const think = buildRehearsalPrompt({ ...input, think: true })[1]!.content;
+    expect(think.endsWith("\n\n/think")).toBe(true);
   });
   it("compact is short and holds only this tool's examples", () => {
     const [sys, user] = buildRehearsalPrompt({

@@ -357,6 +357,20 @@ describe("runTrainLoop (scripted policy, in-memory engine)", () => {
     expect(sent.map((s) => s.weight)).toEqual([1 / 6, 1 / 6, 1 / 6]);
   });
 
+  it("passes the rollouts' temperature to the loss (the first update's ratio is then 1)", async () => {
+    const engine = new InMemoryTrainEngine();
+    const c = config({ steps: 1, temperature: 0.5 });
+    await runTrainLoop({ config: c, tasks, outDir: outDir(), resume: false }, deps(engine, "rehearsal"));
+    expect(engine.forwardBackwardCalls.length).toBeGreaterThan(0);
+    for (const call of engine.forwardBackwardCalls) expect(call.loss.temperature).toBe(0.5);
+    const greedy = new InMemoryTrainEngine();
+    await runTrainLoop(
+      { config: config({ steps: 1, temperature: 0 }), tasks, outDir: outDir(), resume: false },
+      deps(greedy, "rehearsal"),
+    );
+    for (const call of greedy.forwardBackwardCalls) expect(call.loss.temperature).toBeUndefined();
+  });
+
   it("zero_variance_groups: drop leaves zero-variance groups out of the update", async () => {
     const out = outDir();
     const engine = new InMemoryTrainEngine();
