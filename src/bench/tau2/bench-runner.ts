@@ -6,26 +6,40 @@ import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
 import type { Tau2Agent } from "./agent.js";
 import type { Tau2DomainLike } from "./env-port.js";
 import { LLMAgent } from "./llm-agent.js";
-import { goldAgent, noopAgent, readReplayFile, replayAgent } from "./oracle-agents.js";
+import { goldAgent, goldPair, noopAgent, readReplayFile, replayAgent, replayPair } from "./oracle-agents.js";
 import { runTau2, selectTasks, type Tau2RunOptions, type Tau2RunSummary } from "./run-tau2.js";
 import { LLMUserSimulator, scriptedUser, type Tau2UserSimulator } from "./user-simulator.js";
 
-export const TAU2_DOMAINS = ["mock", "retail", "airline"] as const;
+export const TAU2_DOMAINS = ["mock", "retail", "airline", "telecom"] as const;
 
 /** How the bench obtains a domain; injectable so that tests and other ports can supply their own. */
 export type Tau2DomainLoader = (name: string, dataRoot: string) => Tau2DomainLike | Promise<Tau2DomainLike>;
 
 const usage = (msg: string) => new EnvaceError("INVALID_CONFIG", msg);
 
-/** Builds the agent named by `--policy`, or the LLM agent of `--endpoint/--model`. */
-export function tau2AgentFromOptions(o: EvalOptions): { agent: Tau2Agent; oracle: boolean } {
+/**
+ * Builds the agent named by `--policy`, or the LLM agent of `--endpoint/--model`. Without a user
+ * endpoint, `gold` and `replay:FILE` come with their own user, which plays the actions whose
+ * requestor is the user (upstream replays every gold action with its requestor's toolkit).
+ */
+export function tau2AgentFromOptions(o: EvalOptions): {
+  agent: Tau2Agent;
+  oracle: boolean;
+  /** The oracle's own user side, when it has one and no LLM user was asked for. */
+  user?: Tau2UserSimulator;
+} {
   if (o.policy !== undefined && o.endpoint !== undefined)
     throw usage("give either --policy or --endpoint/--model, not both");
+  const llmUser = o.userEndpoint !== undefined;
   if (o.policy !== undefined) {
-    if (o.policy === "gold") return { agent: goldAgent(), oracle: true };
+    if (o.policy === "gold")
+      return llmUser ? { agent: goldAgent(), oracle: true } : { ...goldPair(), oracle: true };
     if (o.policy === "noop") return { agent: noopAgent(), oracle: true };
     if (o.policy.startsWith("replay:") && o.policy.length > "replay:".length) {
-      return { agent: replayAgent(readReplayFile(o.policy.slice("replay:".length))), oracle: true };
+      const actions = readReplayFile(o.policy.slice("replay:".length));
+      return llmUser
+        ? { agent: replayAgent(actions), oracle: true }
+        : { ...replayPair(actions), oracle: true };
     }
     throw usage(`unknown --policy "${o.policy}"; use gold, noop or replay:FILE`);
   }
@@ -94,9 +108,10 @@ export function tau2BenchRunner(loadDomain: Tau2DomainLoader): BenchRunner {
         );
       }
       tau2JudgeFromOptions(o); // flag errors before anything starts
-      const { agent, oracle } = tau2AgentFromOptions(o);
+      const { agent, oracle, user: oracleUser } = tau2AgentFromOptions(o);
       const dataRoot = resolveDataDir(o.data);
-      const user = tau2UserFromOptions(o, oracle, join(dataRoot, "tau2"));
+      const flagUser = tau2UserFromOptions(o, oracle, join(dataRoot, "tau2")); // checks the user flags
+      const user = oracleUser ?? flagUser;
       const domain = await loadDomain(o.variant, dataRoot);
       // selectTasks validates the split before any episode starts
       const total = selectTasks(domain, o.split, o.limit).length * o.trials;

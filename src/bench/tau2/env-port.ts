@@ -14,8 +14,18 @@ export interface Tau2EnvLike extends Environment {
   dumpDb(): unknown;
   /** Tools the user simulator may call (upstream `user_tools`), if the domain has any. */
   userTools?(): ToolSchema[];
-  /** Executes a call on the side of `requestor` (user tools act on the user DB). */
-  callSync?(call: Pick<ToolCall, "name" | "arguments">, requestor?: Tau2Requestor): ToolResult;
+  /**
+   * Executes a call on the side of `requestor` (user tools act on the user DB). `sync: false` is
+   * upstream's `make_tool_call` (how gold actions build the expected state): the domain's
+   * `sync_tools` does not run after it.
+   */
+  callSync?(
+    call: Pick<ToolCall, "name" | "arguments">,
+    requestor?: Tau2Requestor,
+    options?: { sync?: boolean },
+  ): ToolResult;
+  /** The user DB in model_dump's JSON shape (null where the domain has none). */
+  dumpUserDb?(): unknown;
   /** Hash of the user DB (null where the domain has none); compared like the agent DB. */
   userHash?(): string | null;
   /**
@@ -30,6 +40,10 @@ export interface Tau2DomainLike<T extends Tau2TaskView = Tau2TaskView> {
   policy: string;
   tasks: T[];
   splits: Record<string, string[]>;
+  /** The split to run when none is named (else every task). */
+  defaultSplit?: string;
+  /** Dual control (telecom): the user acts on their own device, whose state is dumped with the DB. */
+  dualControl?: boolean;
   /** A fresh environment in the task's initial state (initialization data, actions, history). */
   createEnv(task?: T): Tau2EnvLike;
 }

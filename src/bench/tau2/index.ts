@@ -30,7 +30,7 @@ export { AGENT_STOP } from "./agent.js";
 export type { Tau2Agent, Tau2AgentSession, Tau2AgentContext, Tau2AgentReply } from "./agent.js";
 export { LLMAgent, agentSystemPrompt, agentView } from "./llm-agent.js";
 export type { LLMAgentOptions } from "./llm-agent.js";
-export { goldAgent, noopAgent, replayAgent, readReplayFile } from "./oracle-agents.js";
+export { goldAgent, goldPair, noopAgent, replayAgent, replayPair, readReplayFile } from "./oracle-agents.js";
 export {
   LLMUserSimulator,
   scriptedUser,

@@ -31,7 +31,11 @@ export async function replayMessages(
   return out;
 }
 
-/** Applies gold actions on `env`, errors included (some gold calls of retail fail by design). */
+/**
+ * Applies gold actions on `env` with each action's requestor, errors included (some gold calls of
+ * retail fail by design), as upstream's evaluator builds the gold state: `make_tool_call`, so the
+ * domain's `sync_tools` does not run between them.
+ */
 export async function replayActions(
   env: Tau2EnvLike,
   actions: readonly Tau2Action[],
@@ -40,7 +44,10 @@ export async function replayActions(
   for (const [i, a] of actions.entries()) {
     const call: ToolCall = { id: a.action_id ?? `gold_${i}`, name: a.name, arguments: a.arguments };
     const requestor = a.requestor ?? "assistant";
-    out.push({ call, requestor, result: await callOn(env, call, requestor) });
+    const result = env.callSync
+      ? env.callSync(call, requestor, { sync: false })
+      : await callOn(env, call, requestor);
+    out.push({ call, requestor, result });
   }
   return out;
 }

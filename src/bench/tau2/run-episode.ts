@@ -37,6 +37,8 @@ export interface EpisodeResult {
   steps: number;
   /** Tool calls that came back as errors (rejected or failed). */
   toolErrors: number;
+  /** Successful transfer_to_human_agents calls (reported; they do not end the episode). */
+  transfers: number;
   /** The environment the episode ran in, in its final state. */
   env: Tau2EnvLike;
 }
@@ -48,9 +50,11 @@ export function toolResultText(result: ToolResult): string {
 
 /**
  * The half-duplex τ² loop (upstream Orchestrator): the agent talks to the user or calls tools; the
- * user simulator answers (or uses its own tools); it ends on a user stop token, an agent
- * `###STOP###`, a successful transfer_to_human_agents, max steps or max tool errors. Invalid calls
- * get an error result and the episode goes on.
+ * user simulator answers (or uses its own tools, whose results go back to it); it ends on a user
+ * stop token, an agent `###STOP###`, max steps or max tool errors, as upstream's orchestrator. A
+ * transfer to a human agent ends nothing by itself: the user simulator decides (upstream's user
+ * guidelines make it answer `###TRANSFER###`). Invalid calls get an error result and the episode
+ * goes on.
  */
 export async function runEpisode(opts: EpisodeOptions): Promise<EpisodeResult> {
   const { domain, task } = opts;
@@ -69,15 +73,15 @@ export async function runEpisode(opts: EpisodeOptions): Promise<EpisodeResult> {
   if (messages.length === 0) messages.push({ role: "assistant", content: FIRST_AGENT_MESSAGE });
   let steps = 0;
   let toolErrors = 0;
+  let transfers = 0;
 
-  // Executes calls on one side; returns true when the agent handed the user over to a human.
+  // Executes calls on one side, in order.
   const execute = async (
     calls: ToolCall[],
     rejected: Map<string, EnvaceError>,
     requestor: Tau2Requestor,
     tools: ToolSchema[],
   ) => {
-    let transferred = false;
     for (const call of calls) {
       const invalid = rejected.get(call.id) ?? (validate ? validateToolCall(call, tools) : undefined);
       const result: ToolResult = invalid ? { ok: false, error: invalid } : await callOn(env, call, requestor);
@@ -91,10 +95,9 @@ export async function runEpisode(opts: EpisodeOptions): Promise<EpisodeResult> {
         ...(result.ok ? {} : { error: true }),
         ...(invalid ? { rejected: true } : {}),
       });
-      if (result.ok && requestor === "assistant" && call.name === TRANSFER_TOOL) transferred = true;
+      if (result.ok && requestor === "assistant" && call.name === TRANSFER_TOOL) transfers++;
     }
     steps++;
-    return transferred;
   };
 
   for (;;) {
@@ -129,13 +132,12 @@ export async function runEpisode(opts: EpisodeOptions): Promise<EpisodeResult> {
       steps++;
       if (calls.length === 0 && reply.content.trim() === "") termination = "agent_error";
       else if (reply.content.includes(AGENT_STOP)) termination = "agent_stop";
-      else if (calls.length > 0) {
-        if (await execute(calls, rejected, "assistant", agentTools)) termination = "agent_transfer";
-      } else to = "user";
+      else if (calls.length > 0) await execute(calls, rejected, "assistant", agentTools);
+      else to = "user";
     }
     if (!termination && steps >= maxSteps) termination = "max_steps";
     if (!termination && toolErrors >= maxErrors) termination = "too_many_errors";
-    if (termination) return { messages, initialCount, termination, steps, toolErrors, env };
+    if (termination) return { messages, initialCount, termination, steps, toolErrors, transfers, env };
   }
 }
 

@@ -45,6 +45,8 @@ export interface Tau2TrialResult {
   termination: Termination | "infrastructure_error";
   steps: number;
   tool_errors: number;
+  /** Successful transfers to a human agent (they do not end the episode, as upstream). */
+  transfers?: number;
   note?: string;
   error?: string;
 }
@@ -65,6 +67,7 @@ export function selectTasks<T extends Tau2TaskView>(
   limit?: number,
 ): T[] {
   let tasks = domain.tasks;
+  split ??= domain.defaultSplit;
   if (split !== undefined) {
     const ids = domain.splits[split];
     if (!ids) {
@@ -141,7 +144,7 @@ async function runTrial(opts: Tau2RunOptions, task: Tau2TaskView, trial: number)
     ...(opts.judge ? { judge: opts.judge } : {}),
   });
   await evaluation.predictedEnv?.close?.();
-  if (opts.dumpDbDir) dumpEpisode(opts.dumpDbDir, task.id, trial, episode);
+  if (opts.dumpDbDir) dumpEpisode(opts.dumpDbDir, task.id, trial, episode, opts.domain.dualControl === true);
   await episode.env.close?.();
   return {
     task_id: task.id,
@@ -153,17 +156,29 @@ async function runTrial(opts: Tau2RunOptions, task: Tau2TaskView, trial: number)
     termination: episode.termination,
     steps: episode.steps,
     tool_errors: episode.toolErrors,
+    ...(episode.transfers > 0 ? { transfers: episode.transfers } : {}),
     ...(evaluation.note ? { note: evaluation.note } : {}),
   };
 }
 
-/** The final DB (model_dump shape) and the result strings of the agent's calls, in order. */
-function dumpEpisode(dir: string, taskId: string, trial: number, episode: EpisodeResult): void {
+/**
+ * The final DB (model_dump's JSON mode) and the result strings of the agent's calls, in order. In a
+ * dual-control domain the user's device is state too: the file holds `{agent, user}`.
+ */
+function dumpEpisode(
+  dir: string,
+  taskId: string,
+  trial: number,
+  episode: EpisodeResult,
+  dual: boolean,
+): void {
   const stem = join(dir, trial === 0 ? taskId : `${taskId}.t${trial}`);
   const results = episode.messages
     .slice(episode.initialCount)
     .filter((m) => m.role === "tool" && m.requestor !== "user")
     .map((m) => m.content);
-  writeFileSync(`${stem}.db.json`, JSON.stringify(episode.env.dumpDb(), null, 2) + "\n");
+  const env = episode.env;
+  const db = dual ? { agent: env.dumpDb(), user: env.dumpUserDb?.() ?? null } : env.dumpDb();
+  writeFileSync(`${stem}.db.json`, JSON.stringify(db, null, 2) + "\n");
   writeFileSync(`${stem}.results.json`, JSON.stringify(results, null, 2) + "\n");
 }

@@ -61,22 +61,15 @@ export interface Tau2Message {
   rejected?: boolean;
 }
 
-/** Upstream's TerminationReason values, plus `agent_transfer` (the agent called transfer_to_human_agents). */
+/**
+ * Upstream's TerminationReason values. A successful transfer_to_human_agents is not one: upstream's
+ * conversation goes on until the user simulator stops (the loop only counts transfers).
+ */
 export type Termination =
-  | "user_stop"
-  | "agent_stop"
-  | "agent_transfer"
-  | "max_steps"
-  | "too_many_errors"
-  | "agent_error"
-  | "user_error";
+  "user_stop" | "agent_stop" | "max_steps" | "too_many_errors" | "agent_error" | "user_error";
 
 /** Terminations after which the conversation is scored; any other scores 0 (as upstream). */
-export const SCORED_TERMINATIONS: ReadonlySet<Termination> = new Set([
-  "user_stop",
-  "agent_stop",
-  "agent_transfer",
-]);
+export const SCORED_TERMINATIONS: ReadonlySet<Termination> = new Set(["user_stop", "agent_stop"]);
 
 export type ComponentStatus = "passed" | "failed" | "skipped" | "error";
 

@@ -30,6 +30,10 @@ export interface Tau2Domain {
   tasks: Tau2Task[];
   /** split_tasks.json when present (train/test/base), else `{ base: all ids }`. */
   splits: Record<string, string[]>;
+  /** Whether the user acts on a device of their own with their own tools (telecom). */
+  dualControl: boolean;
+  /** The split a run uses when none is named (telecom: `base`, the paper's 114 tasks). */
+  defaultSplit?: string;
   /** A fresh environment; with a task, its `initial_state` applied. */
   createEnv(task?: Tau2Task): Tau2Environment;
 }
@@ -180,6 +184,12 @@ export function loadTau2Domain(name: Tau2DomainName, dataDir: string = defaultDa
   const dir = join(dataDir, "tau2", name);
   const policy = name === "telecom" ? telecomPolicy(dir) : readText(join(dir, "policy.md"));
   const tasks = loadTasks(join(dir, "tasks.json"));
+  // Telecom's `small` split names tasks kept in tasks_small.json, not in the base tasks.json.
+  const smallFile = join(dir, "tasks_small.json");
+  if (name === "telecom" && existsSync(smallFile)) {
+    const known = new Set(tasks.map((t) => t.id));
+    tasks.push(...loadTasks(smallFile).filter((t) => !known.has(t.id)));
+  }
   const splits = loadSplits(join(dir, "split_tasks.json"), tasks);
   const dbFile = join(dir, name === "telecom" ? "db.toml" : "db.json");
   const db =
@@ -198,6 +208,8 @@ export function loadTau2Domain(name: Tau2DomainName, dataDir: string = defaultDa
     policy,
     tasks,
     splits,
+    dualControl: name === "telecom",
+    ...(name === "telecom" && splits.base ? { defaultSplit: "base" } : {}),
     createEnv(task?: Tau2Task): Tau2Environment {
       const state: Tau2State = {
         db: pyClone(pristine.db, spec.dbType),

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { OpenAIChatModel } from "../../../src/engines/openai-chat-model.js";
 import type { MockOpenAIServer, MockReply } from "../../../src/testing/index.js";
 import { LLMAgent } from "../../../src/bench/tau2/llm-agent.js";
-import { goldAgent, noopAgent } from "../../../src/bench/tau2/oracle-agents.js";
+import { goldAgent, noopAgent, replayPair } from "../../../src/bench/tau2/oracle-agents.js";
 import { runEpisode } from "../../../src/bench/tau2/run-episode.js";
 import { runTau2 } from "../../../src/bench/tau2/run-tau2.js";
 import { LLMUserSimulator, scriptedUser } from "../../../src/bench/tau2/user-simulator.js";
@@ -160,8 +160,10 @@ describe("τ² loop with an LLM agent and an LLM user simulator", () => {
     expect(long.termination).toBe("max_steps");
     expect(long.steps).toBeGreaterThanOrEqual(7);
 
+    // A transfer is no termination (upstream): the agent's next replies go on, the user stops.
     const transfer = await scripted([
       { content: null, toolCalls: [{ name: "transfer_to_human_agents", arguments: { summary: "x" } }] },
+      "You are being transferred.",
     ]);
     const t = await runEpisode({
       domain: fakeDomain([task]),
@@ -169,7 +171,9 @@ describe("τ² loop with an LLM agent and an LLM user simulator", () => {
       agent: new LLMAgent(modelOf(transfer, "a")),
       user: scriptedUser(),
     });
-    expect(t.termination).toBe("agent_transfer");
+    expect(t.termination).toBe("user_stop");
+    expect(t.transfers).toBe(1);
+    expect(t.messages.at(-2)).toMatchObject({ role: "assistant", content: "You are being transferred." });
 
     const stop = await scripted(["Bye ###STOP###"]);
     const s = await runEpisode({
@@ -213,5 +217,30 @@ describe("oracle policies on the fake domain", () => {
     const r = await run(noopAgent());
     expect(r.reward_mean).toBe(0);
     expect(r.results[0]!.components.DB?.status).toBe("failed");
+  });
+});
+
+describe("replays that continue after a transfer", () => {
+  it("execute every call, before and after the transfer, and score the final state", async () => {
+    const calls = [
+      { name: "set_value", arguments: { key: "a", value: 1 }, requestor: "assistant" as const },
+      {
+        name: "transfer_to_human_agents",
+        arguments: { summary: "wants a human" },
+        requestor: "assistant" as const,
+      },
+      { name: "set_value", arguments: { key: "a", value: 5 }, requestor: "assistant" as const },
+    ];
+    const r = await runTau2({
+      bench: "fake",
+      domain: fakeDomain([task]),
+      ...replayPair(new Map([[task.id, calls]])),
+      validateCalls: false,
+    });
+    const trial = r.results[0]!;
+    expect(trial.termination).toBe("user_stop");
+    expect(trial.transfers).toBe(1);
+    // the DB check passes only if the call after the transfer ran (a = 5, not 1)
+    expect(trial.components.DB?.status).toBe("passed");
   });
 });
