@@ -5,16 +5,23 @@ import type { TurnTranscript } from "./types.js";
 
 /** The judge's structured output (sent as the request's JSON-schema response format). */
 export const VERDICT_SCHEMA = {
-  name: "checklist_verdict",
+  name: "evaluation_verdict",
   schema: {
     type: "object",
     properties: {
-      understanding: { type: "string" },
+      high_level_understanding_of_the_question: { type: "string" },
+      analysis_of_if_focus_on: { type: "string" },
       analysis_of_pass_condition: { type: "string" },
       analysis_of_failure_examples: { type: "string" },
       answer: { type: "boolean" },
     },
-    required: ["understanding", "analysis_of_pass_condition", "analysis_of_failure_examples", "answer"],
+    required: [
+      "high_level_understanding_of_the_question",
+      "analysis_of_if_focus_on",
+      "analysis_of_pass_condition",
+      "analysis_of_failure_examples",
+      "answer",
+    ],
     additionalProperties: false,
   },
 } as const;
@@ -30,29 +37,46 @@ function renderMessages(messages: readonly Message[]): string {
   return lines.length > 0 ? lines.join("\n\n") : "(none)";
 }
 
-/** One judge prompt per standard: the criterion, the earlier turns, and this turn to evaluate. */
+/**
+ * One judge prompt per standard and assistant step, with the reference's sections
+ * (checklist_reward.py `get_input_prompt_v2`): the criterion with its focus and reference snippet,
+ * the earlier turns, this turn up to the step being judged, the tool-call rules, the evaluation
+ * process and the output format. Messages are rendered our way (role-prefixed), not with the
+ * reference's step headers.
+ */
 export function buildJudgePrompt(standard: Standard, transcript: TurnTranscript): Message[] {
   const text = [
     "# Role",
-    "You are a precise checklist evaluator. Judge whether the current messages between user, assistant and tool satisfy the criterion.",
+    "You are a precise checklist evaluator. Your sole task is to judge whether the messages between user, assistant and tool satisfy the provided criteria.",
     "",
-    "# Criterion",
-    `Question: ${standard.question}`,
-    `Pass condition: ${standard.pass_condition}`,
-    `Failure examples: ${JSON.stringify(standard.failure_examples)}`,
+    "# Objective",
+    "Produce a strict JSON verdict (no extra text) based on the instructions below.",
     "",
-    "# Previous messages",
+    "# Criteria",
+    `**Question:** ${standard.question}`,
+    `**Focus on:** ${standard.focus_on ?? ""}`,
+    `**Pass condition:** ${standard.pass_condition}`,
+    `**Failure examples:** ${JSON.stringify(standard.failure_examples, null, 2)}`,
+    `**Reference snippet:** ${JSON.stringify(standard.reference === undefined ? [] : [standard.reference], null, 2)}`,
+    "",
+    "# Previous Messages",
     renderMessages(transcript.before),
     "",
-    "# Current messages to evaluate",
+    "# Current Messages to Evaluate",
     renderMessages(transcript.messages),
     "",
-    "# Rules",
-    "A tool call whose tool response is an error does not count as made.",
-    "Answer true only if the pass condition is fully met and no failure example is triggered.",
+    "# Special rule of tool call",
+    "If a tool call appears only inside the assistant's text and not as a tool call, its format is not correct and no tool call is valid. If a tool response is an error, the tool calls of the latest assistant message (only that one) are not valid.",
     "",
-    "# Output",
-    'Return only a JSON object: {"understanding": str, "analysis_of_pass_condition": str, "analysis_of_failure_examples": str, "answer": bool}',
+    "# Evaluation Process (Align each step to a JSON output field)",
+    "1. high_level_understanding_of_the_question: briefly restate what is being evaluated.",
+    "2. analysis_of_if_focus_on: check whether the Focus on part is present in the Current Messages.",
+    "3. analysis_of_pass_condition: determine if the Pass condition is fully satisfied.",
+    "4. analysis_of_failure_examples: for each failure example, state 'triggered' or 'not triggered' with a brief reason.",
+    "5. answer: true ONLY IF the Focus on part is present, the Pass condition is fully met and no failure example is triggered; otherwise false.",
+    "",
+    "# Output Format",
+    'Return ONLY a single JSON object with exactly these keys: {"high_level_understanding_of_the_question": str, "analysis_of_if_focus_on": str, "analysis_of_pass_condition": str, "analysis_of_failure_examples": str, "answer": bool}',
   ].join("\n");
   return [{ role: "user", content: text }];
 }

@@ -55,7 +55,7 @@ describe("llmJudge", () => {
   it("asks with the JSON-schema response format and scores the rule-less standard", async () => {
     const m = model(
       () =>
-        '{"understanding":"","analysis_of_pass_condition":"","analysis_of_failure_examples":"","answer":true}',
+        '{"high_level_understanding_of_the_question":"","analysis_of_if_focus_on":"","analysis_of_pass_condition":"","analysis_of_failure_examples":"","answer":true}',
     );
     const s = await scoreEpisode(task, turns, llmJudge(m));
     expect(s).toMatchObject({ reward: 1, success: true, masked: false, judgeCalls: 1 });
@@ -63,7 +63,7 @@ describe("llmJudge", () => {
       name: VERDICT_SCHEMA.name,
       schema: VERDICT_SCHEMA.schema,
     });
-    expect(m.requests[0]!.messages[0]!.content).toContain("Question: polite?");
+    expect(m.requests[0]!.messages[0]!.content).toContain("**Question:** polite?");
     expect(m.requests[0]!.messages[0]!.content).toContain("Assistant: hello");
   });
 
