@@ -152,4 +152,16 @@ describe("termination rules (reference defaults)", () => {
     const ep = await runEpisode(orderTask({ user_turns: ["?"] }), reference(set, { maxParallelCalls: 2 }));
     expect(ep.endReason).toBe("max_parallel_calls");
   });
+
+  it("a turn that never replies ends at the micro-step cap (reference: 200 env steps)", async () => {
+    const lookup = call("get_order", { order_id: "A1" });
+    const policy = new ScriptedPolicy({
+      act: Array.from({ length: 10 }, () => lookup),
+      rehearse: Array.from({ length: 10 }, () => result({ status: "pending" })),
+    });
+    const ep = await runEpisode(orderTask(), reference(policy, { maxSteps: 5 }));
+    expect(ep.endReason).toBe("max_steps");
+    expect(ep.rows.length).toBeGreaterThanOrEqual(5);
+    expect(ep.rows.length).toBeLessThanOrEqual(6);
+  });
 });

@@ -50,6 +50,8 @@ describe("train config", () => {
     [{ ...minimal, roles: { act: "train", rehearse: "sometimes" } }, "roles.rehearse"],
     [{ ...minimal, lr: "fast" }, "lr"],
     [{ ...minimal, typo_field: 1 }, "typo_field"],
+    // no entropy term exists (the reference's entropy_coeff is 0): asking for one is an error
+    [{ ...minimal, entropy_coeff: 0.01 }, "entropy_coeff"],
     [{ ...minimal, mode: "simulator" }, "simulator"],
     [{ tasks: "t.jsonl" }, "worker"],
     [{ ...minimal, endpoint: "http://127.0.0.1:1" }, "worker"],
