@@ -24,7 +24,13 @@ def build_parser():
     _add_model_args(s)
     s.add_argument("--save-init", help="also save the initialised tiny model+tokenizer to this directory")
     s.add_argument("--lora-rank", type=int, default=0, help="train LoRA adapters of this rank only")
-    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--host", default="127.0.0.1",
+                   help="address to bind (default loopback; any other needs an explicit --api-key or env token)")
+    s.add_argument("--api-key", help="bearer token every request but GET /health must send (default: "
+                                     "$ENVACE_WORKER_API_KEY, else a random one printed on stderr)")
+    s.add_argument("--checkpoint-root", default=".",
+                   help="directory that /v1/train/save and /load paths must stay inside (default: the "
+                        "current directory, i.e. the run directory)")
     s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed)")
     s.add_argument("--max-body-bytes", type=int, default=64 << 20)
     s.add_argument("--device", default="auto", help="cpu, cuda, cuda:N or auto")
@@ -75,7 +81,44 @@ def init_tiny_cmd(a) -> int:
     return 0
 
 
+def check_model_dir(model: str) -> str | None:
+    """One line saying why `model` is not a local Hugging Face model directory, or None. Checked
+    before anything loads, so a typo never turns into a hub lookup and a traceback."""
+    if not os.path.isdir(model):
+        return f"--model {model}: no such directory (give a local Hugging Face model directory)"
+    if not os.path.isfile(os.path.join(model, "config.json")):
+        return f"--model {model}: not a model directory (it has no config.json)"
+    return None
+
+
+def api_token(a) -> tuple:
+    """(token, error line): --api-key, else the environment variable, else a fresh random one, which
+    is refused for a non-loopback --host (a token nobody was told cannot protect a public port)."""
+    from .auth import ENV_VAR, is_loopback, new_token
+
+    token = a.api_key or os.environ.get(ENV_VAR)
+    if token:
+        return token, None
+    if not is_loopback(a.host):
+        return None, (f"--host {a.host} is not a loopback address: give the token yourself with --api-key "
+                      f"or {ENV_VAR}")
+    return new_token(), None
+
+
 def serve_cmd(a) -> int:
+    if a.model:
+        why = check_model_dir(a.model)
+        if why:
+            print(f"envace_worker: {why}", file=sys.stderr)
+            return 2
+    token, why = api_token(a)
+    if why:
+        print(f"envace_worker: {why}", file=sys.stderr)
+        return 2
+    if not os.path.isdir(a.checkpoint_root):
+        print(f"envace_worker: --checkpoint-root {a.checkpoint_root}: no such directory", file=sys.stderr)
+        return 2
+    a.token = token
     import torch
 
     from . import distributed
@@ -118,8 +161,12 @@ def _serve_http(a, host, commands, world) -> int:
 
     worker = Worker(host, commands, lambda eng: ModelThread(eng, a.batch_window_ms / 1000.0, a.max_batch_rows,
                                                       a.sample_threads, a.threads),
-                    world, a.prefix_cache_mb)
-    app = create_app(worker, a.max_body_bytes)
+                    world, a.prefix_cache_mb, os.path.abspath(a.checkpoint_root))
+    from .auth import ENV_VAR
+
+    if not (a.api_key or os.environ.get(ENV_VAR)):
+        print(f"api key (send as Authorization: Bearer): {a.token}", file=sys.stderr, flush=True)
+    app = create_app(worker, a.token, a.max_body_bytes, a.host)
     sock = socket.socket(socket.AF_INET6 if ":" in a.host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((a.host, a.port))

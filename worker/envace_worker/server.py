@@ -66,10 +66,18 @@ POST /v1/train/optim_step {lr, weight_decay=0, max_grad_norm?, betas=[0.9,0.999]
 POST /v1/train/zero_grad {} -> {step}
 POST /v1/train/save {path, optimizer=true} -> {path, step, optimizer}
      HF save_pretrained layout (a PEFT adapter directory under LoRA) + tokenizer, and with optimizer
-     trainer_state.pt (AdamW state, step, RNG state) for bit-exact resume.
+     trainer_state.safetensors + trainer_state.json (AdamW state, step, RNG state) for bit-exact
+     resume. Never a pickle (trainer_state.py).
 POST /v1/train/load {path, optimizer=true} -> {path, step, optimizer}   (404 if path is missing)
+     Atomic: everything is read and validated first; a failed load (400) changes nothing.
+     `path` (save and load) is taken relative to --checkpoint-root and must resolve inside it
+     (`..`, other absolute paths, symlinks leading out: 400 path_outside_root).
 
-Bodies over --max-body-bytes get 413. Malformed JSON -> 400 invalid_json.
+Access (auth.py): every request needs a local Host and no foreign Origin (403); every path but
+GET /health needs `Authorization: Bearer <token>` (401), the token of --api-key /
+ENVACE_WORKER_API_KEY. Bodies over --max-body-bytes get 413. Malformed JSON, or JSON nested too
+deeply for the parser -> 400 invalid_json. /v1/tokenize and prompt rendering run off the event loop
+(spans.py: linear in the conversation), so /health answers while they work.
 """
 from __future__ import annotations
 
@@ -83,10 +91,14 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from . import request_checks, spans
+from .auth import Guard
 from .errors import BadRequest
 from .decode_engine import make_engine
+from .paths import confine
 from .sampler import RowSpec, generate
 from .train_batch import parse_forward_backward, parse_optim_step
+from . import publish
 
 
 class BodyTooLarge(Exception):
@@ -131,25 +143,18 @@ def _err(code: str, message: str) -> dict:
     return {"error": {"code": code, "message": message, "type": "invalid_request_error"}}
 
 
-def _text_of(content) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # OpenAI content parts
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    raise BadRequest("message content must be a string, an array of text parts, or null")
-
-
 def normalise_messages(messages) -> list:
     if not isinstance(messages, list) or not messages:
         raise BadRequest("messages must be a non-empty array")
+    if len(messages) > request_checks.MAX_MESSAGES:
+        raise BadRequest(f"at most {request_checks.MAX_MESSAGES} messages per request (got {len(messages)})",
+                         code="too_many_messages")
     out = []
     for i, m in enumerate(messages):
         if not isinstance(m, dict) or m.get("role") not in ("system", "user", "assistant", "tool"):
             raise BadRequest(f"messages[{i}] must be an object with role system|user|assistant|tool")
         m = dict(m)
-        m["content"] = _text_of(m.get("content"))
+        m["content"] = request_checks.text_of(m.get("content"), f"messages[{i}]")
         if m.get("tool_calls") is not None and not isinstance(m["tool_calls"], list):
             raise BadRequest(f"messages[{i}].tool_calls must be an array")
         out.append(m)
@@ -177,50 +182,51 @@ def _float(body, key, default, lo, hi):
 class Worker:
     """State behind the HTTP API: the model host, the trainer commands and the model thread."""
 
-    def __init__(self, host, commands, model_thread_factory, world: int = 1, prefix_cache_mb: int = 128):
+    def __init__(self, host, commands, model_thread_factory, world: int = 1, prefix_cache_mb: int = 128,
+                 checkpoint_root: str = "."):
         self.host, self.commands, self.world = host, commands, world
+        self.checkpoint_root = checkpoint_root
         self.tok = host.tokenizer
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else host.eos_ids[0]
         self.engine = make_engine(host.base, self.tok, host.eos_ids, self.pad_id, host.max_context,
                                   prefix_cache_mb << 20)
         self.thread = model_thread_factory(self.engine)
+        self.max_token_chars = request_checks.max_token_chars(self.tok)
 
     def _run_batch(self, rows):
         """The static padded-batch decoder (kept as the reference the fast path is tested against)."""
         return generate(self.host.base, self.tok, rows, self.host.eos_ids, self.pad_id, self.host.max_context)
 
-    def render(self, messages, tools=None, add_generation_prompt=False) -> list:
+    def render_text(self, messages, tools=None, add_generation_prompt=False) -> str:
         try:
-            out = self.tok.apply_chat_template(messages, tools=tools or None, tokenize=True,
-                                               add_generation_prompt=add_generation_prompt)
+            return self.tok.apply_chat_template(messages, tools=tools or None, tokenize=False,
+                                                add_generation_prompt=add_generation_prompt)
         except Exception as e:  # noqa: BLE001 - template errors are the caller's input
             raise BadRequest(f"chat template failed on these messages: {e}") from e
-        ids = out["input_ids"] if hasattr(out, "keys") else out
-        return list(ids)
+
+    def encode(self, texts: list) -> list:
+        return [list(ids) for ids in self.tok(texts, add_special_tokens=False)["input_ids"]]
+
+    def render(self, messages, tools=None, add_generation_prompt=False) -> list:
+        return self.encode([self.render_text(messages, tools, add_generation_prompt)])[0]
 
     def tokenize(self, body) -> dict:
         msgs = normalise_messages(body.get("messages"))
-        tools = body.get("tools")
-        prev, spans = [], []
-        for k in range(len(msgs)):
-            cur = self.render(msgs[:k + 1], tools)
-            if cur[:len(prev)] != prev:
-                raise BadRequest("this model's chat template is not prefix-stable; cannot give message spans",
-                                 code="template_not_prefix_stable", status=422)
-            span = {"message": k, "role": msgs[k]["role"], "start": len(prev), "end": len(cur)}
-            if msgs[k]["role"] == "assistant":
-                head = self.render(msgs[:k], tools, add_generation_prompt=True) if k > 0 else None
-                if head is not None and cur[:len(head)] == head and len(prev) <= len(head) <= len(cur):
-                    span["completion_start"] = len(head)
-            spans.append(span)
-            prev = cur
-        full = self.render(msgs, tools, bool(body.get("add_generation_prompt", False)))
-        return {"token_ids": full, "spans": spans}
+        if body.get("tools") is not None and not isinstance(body.get("tools"), list):
+            raise BadRequest("tools must be an array")
+        return spans.message_spans(self.render_text, self.encode, msgs, body.get("tools"),
+                                   bool(body.get("add_generation_prompt", False)))
 
     def chat_rows(self, body) -> tuple:
         if body.get("stream"):
             raise BadRequest("stream: true is not supported by the envace worker")
         msgs = normalise_messages(body.get("messages"))
+        if body.get("tools") is not None and not isinstance(body.get("tools"), list):
+            raise BadRequest("tools must be an array")
+        chars = sum(len(m["content"]) for m in msgs)
+        if chars > self.host.max_context * self.max_token_chars:   # cannot fit: refused before rendering
+            raise BadRequest(f"prompt of {chars} characters cannot fit the model's context of "
+                             f"{self.host.max_context} tokens", code="context_length_exceeded")
         prompt = self.render(msgs, body.get("tools"), add_generation_prompt=True)
         if len(prompt) >= self.host.max_context:
             raise BadRequest(f"prompt has {len(prompt)} tokens; the model's context is {self.host.max_context}",
@@ -231,8 +237,7 @@ class Worker:
         max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
         max_tokens = _int({"max_tokens": max_tokens}, "max_tokens", 256, 1, 1 << 20)
         seed = body.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise BadRequest("seed must be an integer")
+        request_checks.check_seed(seed, n)
         stop = body.get("stop")
         stop = [stop] if isinstance(stop, str) else (stop or [])
         if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop) or len(stop) > 16:
@@ -272,8 +277,11 @@ class Worker:
         return {"token": s, "token_id": tid, "logprob": lp, "bytes": list(s.encode("utf-8"))}
 
 
-def create_app(worker: Worker, max_body_bytes: int = 64 << 20) -> FastAPI:
-    app = FastAPI(title="envace worker")
+def create_app(worker: Worker, token: str, max_body_bytes: int = 64 << 20, bind_host: str = "127.0.0.1"):
+    """The worker's ASGI app: the routes behind the access guard (auth.py) and the body limit."""
+    if not token:
+        raise ValueError("the worker needs an API token")
+    app = FastAPI(title="envace worker", docs_url=None, redoc_url=None, openapi_url=None)
 
     @app.exception_handler(BadRequest)
     async def _bad(_req, e: BadRequest):
@@ -298,8 +306,8 @@ def create_app(worker: Worker, max_body_bytes: int = 64 << 20) -> FastAPI:
         raw = await request.body()
         try:
             obj = json.loads(raw) if raw else {}
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise BadRequest(f"malformed JSON: {e}", code="invalid_json") from e
+        except (ValueError, UnicodeDecodeError, RecursionError) as e:   # ValueError: JSONDecodeError, huge ints
+            raise BadRequest(f"malformed JSON: {type(e).__name__}: {str(e)[:200]}", code="invalid_json") from e
         if not isinstance(obj, dict):
             raise BadRequest("request body must be a JSON object")
         return obj
@@ -321,13 +329,14 @@ def create_app(worker: Worker, max_body_bytes: int = 64 << 20) -> FastAPI:
     @app.post("/v1/chat/completions")
     async def chat(request: Request):
         body = await body_of(request)
-        prompt, rows = worker.chat_rows(body)
+        prompt, rows = await asyncio.to_thread(worker.chat_rows, body)   # renders: off the event loop
         results = await asyncio.wrap_future(worker.thread.sample(rows))
         return worker.chat_response(body, prompt, results)
 
     @app.post("/v1/tokenize")
     async def tokenize(request: Request):
-        return worker.tokenize(await body_of(request))
+        body = await body_of(request)
+        return await asyncio.to_thread(worker.tokenize, body)
 
     @app.post("/v1/train/forward_backward")
     async def forward_backward(request: Request):
@@ -340,6 +349,7 @@ def create_app(worker: Worker, max_body_bytes: int = 64 << 20) -> FastAPI:
     @app.post("/v1/train/optim_step")
     async def optim_step(request: Request):
         o = parse_optim_step(await body_of(request))
+        request_checks.check_adamw(o)
         return await on_model_thread(lambda: worker.commands.run("optim_step", o))
 
     @app.post("/v1/train/zero_grad")
@@ -348,9 +358,7 @@ def create_app(worker: Worker, max_body_bytes: int = 64 << 20) -> FastAPI:
         return await on_model_thread(lambda: worker.commands.run("zero_grad"))
 
     def path_args(body) -> tuple:
-        path = body.get("path")
-        if not isinstance(path, str) or not path:
-            raise BadRequest("path must be a non-empty string")
+        path = confine(worker.checkpoint_root, body.get("path"))
         opt = body.get("optimizer", True)
         if not isinstance(opt, bool):
             raise BadRequest("optimizer must be a boolean")
@@ -358,13 +366,23 @@ def create_app(worker: Worker, max_body_bytes: int = 64 << 20) -> FastAPI:
 
     @app.post("/v1/train/save")
     async def save(request: Request):
-        args = path_args(await body_of(request))
-        return await on_model_thread(lambda: worker.commands.run("save", args))
+        body = await body_of(request)
+        args = path_args(body)
+        out = await on_model_thread(lambda: worker.commands.run("save", args))
+        return {**out, "path": body["path"]}   # the caller's own spelling, not the resolved path
 
     @app.post("/v1/train/load")
     async def load(request: Request):
-        args = path_args(await body_of(request))
+        body = await body_of(request)
+        args = path_args(body)
         worker.commands.trainer.check_loadable(*args)
-        return await on_model_thread(lambda: worker.commands.run("load", args))
+        out = await on_model_thread(lambda: worker.commands.run("load", args))
+        return {**out, "path": body["path"]}
 
-    return BodyLimit(app, max_body_bytes)
+    @app.post("/v1/train/publish")
+    async def publish_weights(request: Request):
+        # publish.py: the weights as an inference engine loads them, under `<name>@<step>`
+        req = publish.parse(await body_of(request), worker.checkpoint_root)
+        return await on_model_thread(lambda: publish.publish(worker.host, worker.commands.trainer.step, req))
+
+    return Guard(BodyLimit(app, max_body_bytes), token, bind_host)

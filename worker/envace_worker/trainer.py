@@ -14,12 +14,12 @@ import random
 import torch
 import torch.distributed as dist
 
-from . import losses
+from . import checkpoint_weights, losses, trainer_state
 from .errors import BadRequest
 from .policy import PlainPolicy
 from .train_batch import ForwardBackward, OptimStep
 
-STATE_FILE = "trainer_state.pt"
+STATE_FILE = trainer_state.JSON_FILE
 
 
 def shard(items: list, rank: int, world: int) -> list:
@@ -258,11 +258,10 @@ class Trainer:
         self.host.tokenizer.save_pretrained(path)
         optimizer = opt_state is not None
         if optimizer:
-            torch.save({
-                "optimizer": opt_state,
-                "step": self.step,
-                "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
-            }, os.path.join(path, STATE_FILE))
+            trainer_state.write(path, opt_state, self.step, torch.get_rng_state(), random.getstate())
+        legacy = os.path.join(path, trainer_state.LEGACY_FILE)
+        if os.path.exists(legacy):   # an older pickled state must not outlive this save
+            os.remove(legacy)
         with open(os.path.join(path, "envace_worker.json"), "w") as f:
             json.dump({"step": self.step, "lora": self.host.lora, "optimizer": optimizer}, f)
 
@@ -274,29 +273,31 @@ class Trainer:
         if not os.path.exists(os.path.join(path, want)):
             raise BadRequest(f"{path} has no {want}: not a {'LoRA adapter' if self.host.lora else 'model'} "
                              "checkpoint of this worker")
-        if optimizer and not os.path.exists(os.path.join(path, STATE_FILE)):
+        if optimizer and not trainer_state.exists(path):
             raise BadRequest(f"{path} has no optimizer state ({STATE_FILE}); load with optimizer: false")
 
-    def _read_weights(self, path: str) -> None:
-        if self.host.lora:
-            from peft.utils import set_peft_model_state_dict
-            from safetensors.torch import load_file
+    def _param_shapes(self) -> dict:
+        """Trainable parameters by the names the optimizer state uses, with their (global) shapes."""
+        module = getattr(self.policy, "_inner", None)
+        module = module if module is not None else self.policy.module
+        return {n: tuple(p.shape) for n, p in module.named_parameters() if p.requires_grad}
 
-            set_peft_model_state_dict(self.host.model, load_file(os.path.join(path, "adapter_model.safetensors")))
-        else:
-            from transformers import AutoModelForCausalLM
-
-            src = AutoModelForCausalLM.from_pretrained(path, dtype=self.host.dtype)
-            with torch.no_grad():
-                self.host.model.load_state_dict(src.state_dict())
+    def _read_checkpoint(self, path: str, optimizer: bool):
+        """Everything a load needs, read and validated, nothing applied: (apply_weights | None, state | None)."""
+        apply_weights = checkpoint_weights.read(self.host, path) if self.policy.loads_weights_here() else None
+        state = trainer_state.read(path, self._param_shapes()) if optimizer else None
+        return apply_weights, state
 
     def load(self, path: str, optimizer: bool = True) -> dict:
+        """Atomic: the checkpoint is read and checked completely (on every rank) before the weights,
+        optimizer, step or RNG change; a failed load leaves all of them as they were."""
         err = None
-        if self.policy.loads_weights_here():
-            try:
-                self._read_weights(path)
-            except Exception as e:   # noqa: BLE001  checked loadable, yet unreadable (corrupt, other model)
-                err = e
+        try:
+            apply_weights, state = self._read_checkpoint(path, optimizer)
+        except BadRequest as e:
+            err = e
+        except Exception as e:   # noqa: BLE001  checked loadable, yet unreadable (corrupt, other model)
+            err = BadRequest(f"could not load {path}: {type(e).__name__}: {e}", code="load_failed")
         if self.world > 1:   # every rank learns whether the read worked before any collective depends on it
             flag = torch.tensor([0 if err is None else 1], device=self.host.device)
             dist.all_reduce(flag, op=dist.ReduceOp.MAX)
@@ -304,16 +305,17 @@ class Trainer:
         else:
             failed = err is not None
         if failed:
-            raise BadRequest(f"could not load {path}: {err if err is not None else 'failed on another rank'}",
-                             code="load_failed")
+            raise err if err is not None else BadRequest(f"could not load {path}: failed on another rank",
+                                                         code="load_failed")
+        if apply_weights is not None:
+            apply_weights()
         self.policy.weights_loaded()
         self.zero_grad()
-        if optimizer:
-            st = torch.load(os.path.join(path, STATE_FILE), weights_only=False)
-            self.policy.load_optimizer_state(self.opt, st["optimizer"])
-            self.step = int(st["step"])
-            torch.set_rng_state(st["rng"]["torch"])
-            random.setstate(st["rng"]["python"])
+        if state is not None:
+            self.policy.load_optimizer_state(self.opt, state.optimizer)
+            self.step = int(state.step)
+            torch.set_rng_state(state.torch_rng)
+            random.setstate(state.python_rng)
         if self.world > 1:
             dist.barrier()
         return {"path": path, "step": self.step, "optimizer": optimizer}

@@ -65,3 +65,17 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+API_TOKEN = "test-token"
+
+
+def http_client(worker, max_body: int = 64 << 20):
+    """FastAPI's TestClient on the worker's app as a local, authorised caller (loopback Host, the
+    bearer token); tests of the access guard build their own requests."""
+    from fastapi.testclient import TestClient
+
+    from envace_worker.server import create_app
+
+    return TestClient(create_app(worker, API_TOKEN, max_body), base_url="http://127.0.0.1",
+                      headers={"authorization": f"Bearer {API_TOKEN}"})

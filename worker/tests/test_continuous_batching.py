@@ -5,13 +5,13 @@ import threading
 import time
 
 import torch
-from fastapi.testclient import TestClient
 
+from conftest import http_client
 from envace_worker.decode_engine import ContinuousEngine, supports_fast_path
 from envace_worker.distributed import Commands
 from envace_worker.model_thread import ModelThread
 from envace_worker.sampler import RowResult, RowSpec, generate
-from envace_worker.server import Worker, create_app
+from envace_worker.server import Worker
 from envace_worker.trainer import Trainer
 
 
@@ -197,7 +197,7 @@ def test_a_request_arriving_mid_decode_joins_and_a_training_call_is_a_barrier():
 def test_http_request_joins_the_running_batch(make_host):
     host = make_host(kl_reference=False)
     w = Worker(host, Commands(Trainer(host), 0, 1), lambda eng: ModelThread(eng, 0.0, 64))
-    client = TestClient(create_app(w))
+    client = http_client(w)
     gate, in_step = threading.Event(), threading.Event()
     real_step = w.engine.step
 
@@ -281,7 +281,7 @@ def test_prefix_cache_reuses_a_finished_turn_and_matches_the_reference(make_host
 def test_http_training_call_invalidates_cached_prefixes(make_host):
     host = make_host(kl_reference=False)
     w = Worker(host, Commands(Trainer(host), 0, 1), lambda eng: ModelThread(eng, 0.0, 64))
-    client = TestClient(create_app(w))
+    client = http_client(w)
     msgs = [{"role": "system", "content": "You are a store agent. " * 4},
             {"role": "user", "content": "cancel #W1234 for alice@example.com"}]
     req = {"messages": msgs, "max_tokens": 8, "seed": 1, "logprobs": True, "return_token_ids": True}

@@ -3,11 +3,11 @@ training converges in float32 and stays finite in bfloat16. CI has no GPU; `npm 
 runs these on a machine that has one."""
 import pytest
 import torch
-from fastapi.testclient import TestClient
 
+from conftest import http_client
 from envace_worker.distributed import Commands
 from envace_worker.model_thread import ModelThread
-from envace_worker.server import Worker, create_app
+from envace_worker.server import Worker
 from envace_worker.train_batch import parse_forward_backward, parse_optim_step
 from envace_worker.trainer import Trainer
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a C
 
 def _serve(host):
     w = Worker(host, Commands(Trainer(host), 0, 1), lambda run: ModelThread(run, 0.01, 64))
-    return TestClient(create_app(w, 1 << 20)), w
+    return http_client(w, 1 << 20), w
 
 
 def test_sampled_logprobs_match_a_teacher_forced_pass_on_cuda(make_host):

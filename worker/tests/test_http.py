@@ -4,12 +4,11 @@ import threading
 
 import pytest
 import torch
-from fastapi.testclient import TestClient
 
-from conftest import weights_of
+from conftest import http_client, weights_of
 from envace_worker.distributed import Commands
 from envace_worker.model_thread import ModelThread
-from envace_worker.server import Worker, create_app
+from envace_worker.server import Worker
 from envace_worker.trainer import Trainer
 
 
@@ -22,7 +21,7 @@ def make_client(make_host):
         tr = Trainer(host)
         w = Worker(host, Commands(tr, 0, 1), lambda run: ModelThread(run, window_ms / 1000.0, 64))
         made.append(w)
-        return TestClient(create_app(w, max_body)), w
+        return http_client(w, max_body), w
 
     yield make
     for w in made:
@@ -119,7 +118,8 @@ BAD = [
     ("/v1/train/forward_backward", {"sequences": [{"token_ids": [1] * 5000, "loss_mask": [0] + [1] * 4999}]}, 400),
     ("/v1/train/forward_backward", {"sequences": [{"token_ids": [1, 10 ** 9], "loss_mask": [0, 1]}]}, 400),
     ("/v1/train/optim_step", {"lr": "fast"}, 400),
-    ("/v1/train/load", {"path": "/nonexistent/ck"}, 404),
+    ("/v1/train/load", {"path": "/nonexistent/ck"}, 400),   # outside the checkpoint root
+    ("/v1/train/load", {"path": "no-such-ckpt"}, 404),
     ("/v1/chat/completions", {"messages": []}, 400),
     ("/v1/chat/completions", {"messages": MSGS, "temperature": -1}, 400),
     ("/v1/chat/completions", {"messages": MSGS, "stream": True}, 400),

@@ -9,9 +9,13 @@ import urllib.request
 
 import pytest
 
+TOKEN = "process-test-token"
+ENV = {**os.environ, "ENVACE_WORKER_API_KEY": TOKEN}
+
 
 def _post(url, body):
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"content-type": "application/json"})
+    req = urllib.request.Request(url, data=json.dumps(body).encode(),
+                                 headers={"content-type": "application/json", "authorization": f"Bearer {TOKEN}"})
     with urllib.request.urlopen(req, timeout=60) as r:
         return json.loads(r.read())
 
@@ -23,7 +27,7 @@ def test_real_server_process(corpus, tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "envace_worker", "serve", "--init", "tiny", "--corpus", corpus, "--size", "xs",
          "--vocab-extra", str(extra), "--save-init", str(save), "--port", "0", "--threads", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
     try:
         line = proc.stdout.readline()
         assert line.startswith("listening on http://127.0.0.1:"), (line, proc.stderr.read() if proc.poll() else "")
@@ -60,8 +64,9 @@ def test_torchrun_two_ranks_serve_and_train(corpus, tmp_path, parallel):
     torchrun = os.path.join(os.path.dirname(sys.executable), "torchrun")
     proc = subprocess.Popen(
         [torchrun, "--nproc_per_node", "2", "-m", "envace_worker", "serve", "--init", "tiny", "--corpus", corpus,
-         "--port", "0", "--threads", "1", "--parallel", parallel, "--device", "cpu"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+         "--port", "0", "--threads", "1", "--parallel", parallel, "--device", "cpu",
+         "--checkpoint-root", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ENV)
     try:
         line = proc.stdout.readline()
         assert line.startswith("listening on http://127.0.0.1:"), line
