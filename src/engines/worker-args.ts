@@ -21,7 +21,7 @@ export interface WorkerModelOptions {
 
 /** Arguments after `python -m envace_worker` for `serve`. */
 export function workerServeArgs(
-  opts: WorkerModelOptions & { host: string; port: number; extraArgs?: string[] },
+  opts: WorkerModelOptions & { host: string; port: number; checkpointRoot?: string; extraArgs?: string[] },
 ): string[] {
   if ((opts.model === undefined) === (opts.init === undefined)) {
     throw new EnvaceError(
@@ -42,6 +42,7 @@ export function workerServeArgs(
   if (opts.device !== undefined) args.push("--device", opts.device);
   if (opts.dtype !== undefined) args.push("--dtype", opts.dtype);
   args.push("--host", opts.host, "--port", String(opts.port));
+  if (opts.checkpointRoot !== undefined) args.push("--checkpoint-root", opts.checkpointRoot);
   if (opts.extraArgs) args.push(...opts.extraArgs);
   return args;
 }

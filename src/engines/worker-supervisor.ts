@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { existsSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { existsSync, mkdirSync, statSync } from "node:fs";
+import { delimiter, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { EnvaceError } from "../core/errors.js";
-import { WorkerClient } from "./worker-client.js";
+import { WORKER_API_KEY_ENV, WorkerClient } from "./worker-client.js";
 import { defaultWorkerPython, ensureWorkerEnv, packageRoot } from "./worker-env.js";
 import { WORKER_BOOTSTRAP, workerServeArgs, type WorkerModelOptions } from "./worker-args.js";
 import { sleep } from "./backoff.js";
@@ -26,6 +27,16 @@ export interface StartWorkerOptions extends WorkerModelOptions {
   nproc?: number;
   /** Extra environment variables for the worker. */
   env?: Record<string, string>;
+  /**
+   * The bearer token the worker will require (every endpoint but `/health`); default a fresh random
+   * one. It reaches the worker through its environment, never its command line.
+   */
+  apiKey?: string;
+  /**
+   * The directory `save`/`load` paths must stay inside (default: the current directory). Pass the
+   * run directory: a path outside it is refused by the worker.
+   */
+  checkpointRoot?: string;
   /** Extra arguments passed to `envace_worker serve`. */
   extraArgs?: string[];
   /** Start the worker again when it dies unexpectedly (default false). */
@@ -49,6 +60,8 @@ export interface WorkerRestartInfo {
 export interface WorkerProcess {
   /** `http://host:port` (no `/v1`). */
   readonly url: string;
+  /** The worker's bearer token: give it to any other client of `url` (`client` already has it). */
+  readonly apiKey: string;
   readonly client: WorkerClient;
   /** The current worker process's pid (changes on restart). */
   readonly pid: number;
@@ -75,12 +88,19 @@ export async function startWorker(opts: StartWorkerOptions): Promise<WorkerProce
   const host = opts.host ?? "127.0.0.1";
   const port = opts.port && opts.port > 0 ? opts.port : 0;
   workerServeArgs({ ...opts, host, port }); // validates the model options before anything starts
+  if (opts.model !== undefined) checkModelDir(opts.model);
+  const checkpointRoot = resolve(opts.checkpointRoot ?? process.cwd());
+  mkdirSync(checkpointRoot, { recursive: true }); // the run directory may not exist yet
   let python = opts.python;
   if (python === undefined) {
     python = defaultWorkerPython();
     if (!existsSync(python)) await ensureWorkerEnv();
   }
-  const sup = new Supervisor(python, host, port, opts);
+  const sup = new Supervisor(python, host, port, {
+    ...opts,
+    apiKey: opts.apiKey ?? randomBytes(32).toString("base64url"),
+    checkpointRoot,
+  });
   try {
     await sup.start();
   } catch (err) {
@@ -112,7 +132,7 @@ class Supervisor implements WorkerProcess {
     private readonly python: string,
     private readonly host: string,
     port: number,
-    private readonly opts: StartWorkerOptions,
+    private readonly opts: StartWorkerOptions & { apiKey: string },
   ) {
     this.port = port;
   }
@@ -121,9 +141,13 @@ class Supervisor implements WorkerProcess {
     return `http://${urlHost(this.host)}:${this.port}`;
   }
 
+  get apiKey(): string {
+    return this.opts.apiKey;
+  }
+
   /** Created once the port is known (before `startWorker` resolves) and kept across restarts. */
   get client(): WorkerClient {
-    this.clientValue ??= new WorkerClient(this.url);
+    this.clientValue ??= new WorkerClient(this.url, { apiKey: this.opts.apiKey });
     return this.clientValue;
   }
 
@@ -198,6 +222,7 @@ class Supervisor implements WorkerProcess {
       ENVACE_NPROC: String(this.opts.nproc ?? 1),
       ENVACE_BOOTSTRAP: WORKER_BOOTSTRAP,
       ...this.opts.env,
+      [WORKER_API_KEY_ENV]: this.opts.apiKey,
     };
     const child = spawn(
       this.python,
@@ -326,6 +351,28 @@ class Supervisor implements WorkerProcess {
     this.emitExit(code, signal);
     throw lastError ?? new EnvaceError("WORKER_UNAVAILABLE", "the worker was stopped while restarting");
   }
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One clear error before any worker starts when `model` is not a local model directory (the worker
+ * would otherwise treat the name as a Hugging Face hub id and wait for the network).
+ */
+function checkModelDir(model: string): void {
+  if (!isDir(model))
+    throw new EnvaceError(
+      "INVALID_CONFIG",
+      `model ${model}: no such directory (give a local model directory)`,
+    );
+  if (!existsSync(join(model, "config.json")))
+    throw new EnvaceError("INVALID_CONFIG", `model ${model}: not a model directory (it has no config.json)`);
 }
 
 function describeExit(child: ChildProcess): string {

@@ -19,7 +19,11 @@ export async function openEvalModel(
     if (o.endpoint !== undefined)
       throw new EnvaceError("INVALID_CONFIG", "give either --checkpoint or --endpoint, not both");
     const worker = await startWorker({ model: o.checkpoint });
-    const model = new OpenAIChatModel({ baseURL: `${worker.url}/v1`, model: o.model ?? "checkpoint" });
+    const model = new OpenAIChatModel({
+      baseURL: `${worker.url}/v1`,
+      apiKey: worker.apiKey,
+      model: o.model ?? "checkpoint",
+    });
     return { model, close: () => worker.stop() };
   }
   if (o.endpoint === undefined || o.model === undefined)

@@ -69,6 +69,7 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
       ...workerProcess(proc),
       port: 0,
       restartOnCrash: true,
+      checkpointRoot: out, // the worker saves and loads only inside the run directory
       ...(opts.onWorkerLog ? { onLog: opts.onWorkerLog } : {}),
     });
     workers.push(w);

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { EnvaceError } from "../../core/errors.js";
 import { ensureWorkerEnv, startWorker, type StartWorkerOptions } from "../../engines/index.js";
+import { WORKER_API_KEY_ENV } from "../../engines/worker-client.js";
 
 interface ServeFlags {
   model?: string;
@@ -16,6 +17,8 @@ interface ServeFlags {
   nproc: number;
   parallel?: "auto" | "ddp" | "fsdp";
   quiet?: boolean;
+  apiKey?: string;
+  checkpointRoot?: string;
 }
 
 const int = (v: string): number => {
@@ -49,12 +52,25 @@ export function register(program: Command): void {
       ).choices(["auto", "ddp", "fsdp"]),
     )
     .option("--max-restarts <n>", "restart the worker up to n times if it crashes", int, 0)
+    .option(
+      "--api-key <token>",
+      `bearer token clients must send (every endpoint but /health); default $${WORKER_API_KEY_ENV}, ` +
+        "else a random one printed on stderr",
+    )
+    .option(
+      "--checkpoint-root <dir>",
+      "directory that /v1/train/save and /load paths must stay inside (default: the current directory)",
+    )
     .option("--quiet", "do not echo the worker's log to stderr")
     .action(async (workerArgs: string[], flags: ServeFlags) => {
       const opts = { ...serveOptions(flags), extraArgs: workerArgs };
       await ensureWorkerEnv({ quiet: true });
       const proc = await startWorker(opts);
       process.stdout.write(`listening on ${proc.url}\n`);
+      if (opts.apiKey === undefined)
+        process.stderr.write(
+          `envace: api key (clients send Authorization: Bearer …; envace reads $${WORKER_API_KEY_ENV}): ${proc.apiKey}\n`,
+        );
       let stopping = false;
       const shutdown = (sig: string) => {
         // a signal can arrive twice (a terminal signals the whole group and tsx relays it too);
@@ -86,6 +102,10 @@ function serveOptions(f: ServeFlags): StartWorkerOptions {
     maxRestarts: f.maxRestarts,
     ...(f.loraRank !== undefined ? { loraRank: f.loraRank } : {}),
     ...(f.parallel !== undefined ? { parallel: f.parallel } : {}),
+    ...((f.apiKey ?? process.env[WORKER_API_KEY_ENV])
+      ? { apiKey: f.apiKey ?? process.env[WORKER_API_KEY_ENV] }
+      : {}),
+    ...(f.checkpointRoot !== undefined ? { checkpointRoot: f.checkpointRoot } : {}),
     ...(f.quiet ? {} : { onLog: (line: string) => process.stderr.write(`[worker] ${line}\n`) }),
   };
   if (f.model !== undefined && f.init === undefined) return { ...base, model: f.model };

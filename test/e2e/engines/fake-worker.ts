@@ -4,10 +4,12 @@ import { join } from "node:path";
 
 /**
  * A stand-in `envace_worker` package (Python stdlib only) that starts in milliseconds, for
- * supervisor tests: `/health` answers, `/v1/train/load` records its path to $FAKE_LOG, and
- * FAKE_MODE=crash makes it exit at once with code 3. Put its directory first on PYTHONPATH.
+ * supervisor tests: `/health` answers, `/v1/train/load` records its path to $FAKE_LOG (only with
+ * the bearer token from $ENVACE_WORKER_API_KEY, as the real worker), and FAKE_MODE=crash makes it
+ * exit at once with code 3. Put its directory first on PYTHONPATH; `model` is a directory that
+ * passes the supervisor's model-directory check.
  */
-export function writeFakeWorker(): { pythonPath: string; log: string } {
+export function writeFakeWorker(): { pythonPath: string; log: string; model: string } {
   const root = mkdtempSync(join(tmpdir(), "envace-fake-worker-"));
   const pkg = join(root, "envace_worker");
   mkdirSync(pkg);
@@ -33,6 +35,8 @@ class H(BaseHTTPRequestHandler):
         self.reply({"status": "ok", "model": "fake", "step": state["step"], "world_size": 1})
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        if self.headers.get("authorization") != "Bearer " + os.environ.get("ENVACE_WORKER_API_KEY", "?"):
+            return self.reply({"error": {"message": "missing or wrong bearer token"}}, 401)
         if self.path == "/v1/train/load":
             with open(os.environ["FAKE_LOG"], "a") as f: f.write(body["path"] + "\\n")
             state["step"] = 42
@@ -43,5 +47,8 @@ print(f"listening on http://{host}:{srv.server_address[1]}", flush=True)
 srv.serve_forever()
 `,
   );
-  return { pythonPath: root, log: join(root, "loads.log") };
+  const model = join(root, "model");
+  mkdirSync(model);
+  writeFileSync(join(model, "config.json"), "{}");
+  return { pythonPath: root, log: join(root, "loads.log"), model };
 }

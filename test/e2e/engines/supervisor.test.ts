@@ -17,7 +17,7 @@ afterEach(async () => {
 function options(extraEnv: Record<string, string> = {}): StartWorkerOptions & { log: string } {
   const fake = writeFakeWorker();
   return {
-    model: "/unused",
+    model: fake.model,
     python,
     env: { PYTHONPATH: fake.pythonPath, FAKE_LOG: fake.log, ...extraEnv },
     startupTimeoutMs: 20_000,
@@ -85,6 +85,19 @@ describe("startWorker (supervisor)", () => {
     expect(isEnvaceError(err, "INVALID_CONFIG")).toBe(true);
   });
 
+  it("refuses a model path that is not a model directory in one line, before starting anything", async () => {
+    const started: string[] = [];
+    for (const model of ["/no/such/model-dir", "Qwen/Qwen3-0.6B", join(options().log, "..")]) {
+      const err = await startWorker({ model, python, onLog: (l) => started.push(l) }).catch(
+        (e: unknown) => e,
+      );
+      expect(isEnvaceError(err, "INVALID_CONFIG")).toBe(true);
+      expect((err as Error).message).toMatch(/no such directory|no config\.json/);
+      expect((err as Error).message).not.toContain("\n");
+    }
+    expect(started).toEqual([]);
+  });
+
   it("leaves no orphan when the parent Node process is killed with SIGKILL", async () => {
     const opts = options();
     const script = join(opts.env!.PYTHONPATH!, "parent.mts");
@@ -92,7 +105,7 @@ describe("startWorker (supervisor)", () => {
     writeFileSync(
       script,
       `import { startWorker } from ${JSON.stringify(src)};
-const w = await startWorker(${JSON.stringify({ model: "/unused", python, env: opts.env })});
+const w = await startWorker(${JSON.stringify({ model: opts.model, python, env: opts.env })});
 console.log("PID " + w.pid);
 setInterval(() => {}, 1000);
 `,

@@ -20,6 +20,7 @@ beforeAll(async () => {
     port: 0,
     restartOnCrash: true,
     maxRestarts: 2,
+    checkpointRoot: dir,
   });
   client = worker.client;
 });
@@ -53,8 +54,24 @@ describe("the real worker", () => {
     expect(typeof h.model).toBe("string");
   });
 
+  it("requires its token on everything but /health, and refuses a foreign Origin", async () => {
+    expect((await fetch(`${worker.url}/health`)).status).toBe(200);
+    expect((await fetch(`${worker.url}/v1/models`)).status).toBe(401);
+    const auth = { authorization: `Bearer ${worker.apiKey}` };
+    expect((await fetch(`${worker.url}/v1/models`, { headers: auth })).status).toBe(200);
+    const foreign = await fetch(`${worker.url}/v1/train/save`, {
+      method: "POST",
+      headers: { ...auth, origin: "http://evil.example", "content-type": "text/plain" },
+      body: JSON.stringify({ path: "evil" }),
+    });
+    expect(foreign.status).toBe(403);
+    const outside = await client.save("/tmp/envace-outside-root").catch((e: unknown) => e);
+    expect(isEnvaceError(outside, "WORKER_ERROR")).toBe(true);
+    expect((outside as Error).message).toMatch(/outside the worker's checkpoint root/);
+  });
+
   it("serves the official openai client, with token_ids and logprobs", async () => {
-    const openai = new OpenAI({ baseURL: `${worker.url}/v1`, apiKey: "none" });
+    const openai = new OpenAI({ baseURL: `${worker.url}/v1`, apiKey: worker.apiKey });
     const res = await openai.chat.completions.create({
       model: "tiny",
       messages: [{ role: "user", content: "cancel order" }],

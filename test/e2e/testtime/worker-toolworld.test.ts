@@ -26,7 +26,7 @@ beforeAll(async () => {
     corpus,
     toolworldCorpus(generateTasks({ domain: DOMAIN, seed: 1, count: 8, split: "train" })),
   );
-  worker = await startWorker({ init: { corpus, size: "xs", seed: 1 }, port: 0 });
+  worker = await startWorker({ init: { corpus, size: "xs", seed: 1 }, port: 0, checkpointRoot: dir });
 }, 300_000);
 
 afterAll(async () => {
@@ -40,6 +40,7 @@ describe("test-time rehearsal with the worker's tiny model (official openai clie
       const [mode, n] = spec.split(":") as ["parallel" | "sequential", string];
       const policy = new OpenAIChatModel({
         baseURL: `${worker.url}/v1`,
+        apiKey: worker.apiKey,
         model: "tiny",
         returnTokenIds: true,
         maxRetries: 0,
