@@ -27,6 +27,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as `python -m envace_work
 
 import torch  # noqa: E402
 
+from .auth import ENV_VAR, new_token  # noqa: E402
+
 
 def matmul_gflops(sizes=(512, 1024, 2048), seconds=1.0) -> float:
     best = 0.0
@@ -95,11 +97,14 @@ def train_gflops(model_dir: str, seqs: int, seq_len: int, steps: int = 4) -> flo
     return train_flops_per_step(host.base.config, seqs, seq_len) / dt / 1e9
 
 
+_TOKEN = new_token()   # the served worker's bearer token (passed through its environment)
+
+
 def _chat(base: str, i: int, max_tokens: int) -> int:
     body = {"messages": [{"role": "user", "content": f"please cancel order #W{1000 + i}"}],
             "max_tokens": max_tokens, "temperature": 1.0, "seed": i}
     req = urllib.request.Request(base + "/v1/chat/completions", data=json.dumps(body).encode(),
-                                 headers={"content-type": "application/json"})
+                                 headers={"content-type": "application/json", "authorization": f"Bearer {_TOKEN}"})
     with urllib.request.urlopen(req, timeout=600) as r:
         return json.loads(r.read())["usage"]["completion_tokens"]
 
@@ -136,7 +141,8 @@ def main(argv=None) -> int:
     tg = train_gflops(model_dir, a.seqs, a.seq_len)
     say(f"  {tg:.1f} GFLOP/s; sampling ...")
     proc = subprocess.Popen([sys.executable, "-m", "envace_worker", "serve", "--model", model_dir, "--port", "0",
-                             "--no-kl-reference"], stdout=subprocess.PIPE, text=True)
+                             "--no-kl-reference"], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, ENV_VAR: _TOKEN})
     try:
         line = proc.stdout.readline()
         if not line.startswith("listening on "):
