@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { EnvaceError } from "../core/errors.js";
+import { parseYamlSafe } from "../core/safe-yaml.js";
 import { unknownGeneratorMessage } from "../envs/task-generator-registry.js";
 
 /**
@@ -344,7 +344,7 @@ export function loadTrainConfig(path: string): TrainConfig {
   }
   let raw: unknown;
   try {
-    raw = parseYaml(text); // YAML is a superset of JSON
+    raw = parseYamlSafe(text); // YAML is a superset of JSON; size, nesting and alias limits first
   } catch (e) {
     throw new EnvaceError("INVALID_CONFIG", `config ${path} is not valid YAML/JSON: ${(e as Error).message}`);
   }
