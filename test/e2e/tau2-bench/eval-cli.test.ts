@@ -60,7 +60,7 @@ describe("envace eval --bench tau2:*", () => {
     expect(nl.every((st) => st === "skipped" || st === "passed")).toBe(true);
   });
 
-  it("tau2:mock gold: reward_mean 1 apart from the two tasks whose env assertion needs the user", () => {
+  it("tau2:mock gold: reward_mean 1 apart from the two tasks no gold replay can pass (gold-check.ts)", () => {
     const r = envace("--bench", "tau2:mock", "--policy", "gold", "--json");
     expect(r.code, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout) as Summary;
