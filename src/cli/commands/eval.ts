@@ -14,6 +14,7 @@ import { toolworldBenchRunner } from "../../bench/toolworld/index.js";
 import { tasksBenchRunner } from "../../bench/tasks/index.js";
 import { withTau2Rehearsal } from "../../bench/tau2/rehearsal-bench.js";
 import { vitaBenchRunner } from "../../bench/vita/bench-runner.js";
+import { finmcpBenchRunner } from "../../bench/finmcp/bench-runner.js";
 
 // Built-in benches: one line each (toolworld, bfcl, … register here too).
 const loadTau2 = (name: string, dataRoot: string) => loadTau2Domain(name as Tau2DomainName, dataRoot);
@@ -23,6 +24,7 @@ registerBench("tau2", withTau2Rehearsal(tau2BenchRunner(loadTau2), loadTau2));
 registerBench("toolworld", toolworldBenchRunner());
 registerBench("tasks", tasksBenchRunner());
 registerBench("vita", vitaBenchRunner());
+registerBench("finmcp", finmcpBenchRunner());
 
 /** Exit code for bad command-line input (unknown bench, missing endpoint, unknown split). */
 export const USAGE_EXIT_CODE = 2;
@@ -70,6 +72,7 @@ export function register(program: Command): void {
     )
     .option("--dump-db <dir>", "write <task_id>.db.json and <task_id>.results.json per task")
     .option("--lang <lang>", "task language where a benchmark has two (vita: en, default, | zh)")
+    .option("--tools <file>", "finmcp: the MCP tool schemas (OpenAI JSON list) shown to the model")
     // test-time rehearsal (src/testtime/): read by every bench that supports it
     .option("--rehearsal <mode>", "test-time rehearsal: none | parallel:N | sequential:N", "none")
     .option(

@@ -1,0 +1,11 @@
+export { finmcpBenchRunner, scoreFinMcp } from "./bench-runner.js";
+export type { FinMcpSummary } from "./bench-runner.js";
+export { DEFAULT_MAX_TOOL_CALLS, inferSample } from "./infer.js";
+export { FINMCP_FILES, finmcpFile, readFinSamples } from "./load.js";
+export type { FinMcpVariant } from "./load.js";
+export { aggregate, countMatches, finReport, prf, scoreSample, toolNames } from "./metrics.js";
+export type { FinMetrics, FinReport, SampleScore } from "./metrics.js";
+export { callArguments, FinReplayEnvironment, recordedCalls } from "./replay-env.js";
+export type { RecordedCall } from "./replay-env.js";
+export { FinMessageSchema, FinSampleSchema, FinToolCallSchema } from "./types.js";
+export type { FinMessage, FinSample, FinToolCall } from "./types.js";
