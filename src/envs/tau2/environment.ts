@@ -3,8 +3,11 @@
  * upstream's `Environment.get_response`: a tool's return value is serialised the way
  * `Environment.to_json_str` does (strings as they are, models via `model_dump` + `json.dumps`), and
  * any exception becomes an error whose message is `str(exception)` (shown to the agent as
- * `"Error: <message>"`). Unlike upstream in a few corner cases, a failed call never leaves a partial
- * change behind: every tool checks everything that can fail before its first change.
+ * `"Error: <message>"`). Unlike upstream in a few corner cases, a failed call of mock, retail or
+ * airline never leaves a partial change behind: every tool checks everything that can fail before
+ * its first change. Telecom keeps upstream's order where it matters to the state (a non-string
+ * network mode or APN setting is stored, then the call fails; a failing `sync_tools` keeps the
+ * tool's change), since its tasks score the final phone.
  */
 import { createHash } from "node:crypto";
 import { EnvaceError } from "../../core/errors.js";
