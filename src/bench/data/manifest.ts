@@ -131,13 +131,16 @@ function bfclFiles(): DataFile[] {
   ];
 }
 
+/** All four domains, English (`tasks_en.json`) and Chinese (`tasks.json`). */
 function vitabenchFiles(): DataFile[] {
   return [
     { ...VITA, path: "LICENSE", dest: "vitabench/LICENSE" },
-    ...["delivery", "instore"].map((d) => ({
-      ...VITA,
-      path: `data/vita/domains/${d}/tasks_en.json`,
-      dest: `vitabench/${d}/tasks_en.json`,
-    })),
+    ...["delivery", "instore", "ota", "cross_domain"].flatMap((d) =>
+      ["tasks_en.json", "tasks.json"].map((name) => ({
+        ...VITA,
+        path: `data/vita/domains/${d}/${name}`,
+        dest: `vitabench/${d}/${name}`,
+      })),
+    ),
   ];
 }
