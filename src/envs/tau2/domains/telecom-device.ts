@@ -4,6 +4,7 @@
  * tools in `telecom-user.ts` are thin wrappers around these.
  */
 import { pyRound } from "../py-round.js";
+import { PyError, pyTypeName } from "../py-errors.js";
 import type { Tau2State } from "../environment.js";
 import {
   APN_NAMES,
@@ -12,11 +13,23 @@ import {
   SIGNAL,
   SIM,
   TECH,
+  type ApnV,
   type DeviceV,
   type SurroundingsV,
   type TelecomUserDBV,
   type VpnV,
 } from "./telecom-user-model.js";
+
+/**
+ * The active APN settings, for reading `attr`. Upstream stores whatever `set_apn_settings` got
+ * when it is not a dict, so every later use fails as Python's attribute access does.
+ */
+export function apnFor(d: DeviceV, attr: string): ApnV {
+  const apn = d.active_apn_settings as unknown;
+  if (apn === null || typeof apn !== "object" || Array.isArray(apn))
+    throw new PyError("AttributeError", `'${pyTypeName(apn)}' object has no attribute '${attr}'`);
+  return apn as ApnV;
+}
 
 export const userDbOf = (s: Tau2State) => s.userDb as unknown as TelecomUserDBV;
 export const deviceOf = (s: Tau2State): DeviceV => userDbOf(s).device;
@@ -136,7 +149,7 @@ export function simulateNetworkSearch(s: Tau2State): void {
     d.network_signal_strength = signalOf(tech);
   } else noService();
   if (d.airplane_mode) noService();
-  if (d.active_apn_settings.apn_name === APN_NAMES.BROKEN) noService();
+  if (apnFor(d, "apn_name").apn_name === APN_NAMES.BROKEN) noService();
   if (!surroundingsOf(s).line_active) noService();
 }
 
@@ -145,7 +158,7 @@ export function canSendMms(s: Tau2State): boolean {
   if (!mobileDataWorking(s)) return false;
   if (d.network_technology_connected === TECH.G2) return false;
   if (d.wifi_calling_enabled && d.wifi_calling_mms_over_wifi) return false;
-  if (d.active_apn_settings.mmsc_url === null) return false;
+  if (apnFor(d, "mmsc_url").mmsc_url === null) return false;
   const app = d.app_statuses.get("messaging");
   if (!app) return false;
   return app.permissions.storage && app.permissions.sms;

@@ -9,6 +9,7 @@ import { pyConstruct } from "../py-model.js";
 import type { Tau2State } from "../environment.js";
 import { type Args, S, type ToolDef, type Toolkit } from "../toolkit.js";
 import {
+  apnFor,
   canSendMms,
   connectVpn,
   defaultVpnDetails,
@@ -86,12 +87,12 @@ const tools: ToolDef<Tau2State>[] = [
       return lines.join("\n");
     },
   ),
-  simple(
-    "check_network_mode_preference",
-    "Shows the current network mode preference.",
-    false,
-    (s) => `Network Mode Preference: ${String(deviceOf(s).network_mode_preference)}`,
-  ),
+  simple("check_network_mode_preference", "Shows the current network mode preference.", false, (s) => {
+    const mode = deviceOf(s).network_mode_preference;
+    if (typeof mode !== "string")
+      throw new PyError("AttributeError", `'${pyTypeName(mode)}' object has no attribute 'value'`);
+    return `Network Mode Preference: ${mode}`;
+  }),
   {
     name: "set_network_mode_preference",
     description:
@@ -196,7 +197,7 @@ const tools: ToolDef<Tau2State>[] = [
     "Checks the technical APN settings your phone uses to connect to your carrier's mobile data network. Shows current APN name and MMSC URL for picture messaging.",
     false,
     (s) => {
-      const apn = deviceOf(s).active_apn_settings;
+      const apn = apnFor(deviceOf(s), "model_copy");
       return `Current APN Name: ${apn.apn_name || "Not Set"}\nMMSC URL (for picture messages): ${apn.mmsc_url || "Not Set"}\n(These are technical settings, usually best left unchanged.)`;
     },
   ),
@@ -226,7 +227,7 @@ const tools: ToolDef<Tau2State>[] = [
     },
   },
   simple("reset_apn_settings", "Resets your APN settings to the default settings.", true, (s) => {
-    deviceOf(s).active_apn_settings.reset_at_reboot = true;
+    apnFor(deviceOf(s), "reset_at_reboot").reset_at_reboot = true;
     simulateNetworkSearch(s);
     return withBar(s, "APN settings will reset at reboot.");
   }),
@@ -382,7 +383,7 @@ const tools: ToolDef<Tau2State>[] = [
     (s) => {
       const d = deviceOf(s);
       const lines: string[] = [];
-      if (d.active_apn_settings.reset_at_reboot) {
+      if (apnFor(d, "reset_at_reboot").reset_at_reboot) {
         lines.push("Resetting APN settings...");
         d.active_apn_settings = defaultApn();
       }
@@ -527,12 +528,12 @@ const functions = [
     return "Data Saver Mode is now OFF.";
   }),
   fn("break_apn_settings", [], (s) => {
-    deviceOf(s).active_apn_settings.apn_name = APN_NAMES.BROKEN;
+    apnFor(deviceOf(s), "apn_name").apn_name = APN_NAMES.BROKEN;
     simulateNetworkSearch(s);
     return "APN settings broken. Please call reset_apn_settings() to fix.";
   }),
   fn("break_apn_mms_setting", [], (s) => {
-    deviceOf(s).active_apn_settings.mmsc_url = null;
+    apnFor(deviceOf(s), "mmsc_url").mmsc_url = null;
     return "APN MMS setting broken. Please call reset_apn_settings() to fix.";
   }),
   fn("set_wifi_calling", [p("enabled"), p("mms_over_wifi", null)], (s, a) => {
