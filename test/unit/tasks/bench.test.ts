@@ -1,0 +1,97 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tasksBenchRunner, type TaskBenchSummary } from "../../../src/bench/tasks/index.js";
+import type { EvalOptions } from "../../../src/bench/registry.js";
+
+// A trace-only task: no env, so it runs with --env none (scored in the rehearsed world).
+const task = {
+  id: "notes-1",
+  domain: "notes",
+  tools: [
+    {
+      name: "add",
+      description: "add a note",
+      parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    },
+  ],
+  user_turns: ["add milk"],
+  checklists: [
+    [
+      [
+        { question: "added milk?", rule: { call: "add", args: { text: "milk" } } },
+        { question: "confirmed?", rule: { reply_contains: ["Added"] } },
+      ],
+    ],
+  ],
+  traces: [
+    {
+      messages: [
+        { role: "user", content: "add milk" },
+        { role: "assistant", tool_calls: [{ name: "add", arguments: { text: "milk" } }] },
+        { role: "tool", content: '{"id": 7}' },
+        { role: "assistant", content: "Added milk." },
+      ],
+    },
+  ],
+};
+
+const dir = mkdtempSync(join(tmpdir(), "envace-tasks-bench-"));
+const file = join(dir, "notes.jsonl");
+writeFileSync(file, JSON.stringify(task) + "\n");
+
+const run = (o: Partial<EvalOptions> & Record<string, unknown>) =>
+  tasksBenchRunner().run({ variant: file, trials: 1, concurrency: 1, ...o }) as Promise<TaskBenchSummary>;
+
+describe("tasks:FILE bench", () => {
+  it("--env none: gold replays the trace in the rehearsed world and passes; noop fails", async () => {
+    const gold = await run({ policy: "gold", env: "none" });
+    expect(gold.environment).toMatch(/^rehearsed: no real environment/);
+    expect(gold.results).toEqual([
+      expect.objectContaining({
+        task_id: "notes-1",
+        reward: 1,
+        success: true,
+        env_calls: 0,
+        rehearsed_calls: 1,
+      }),
+    ]);
+    expect(gold).toMatchObject({ model: "gold", endpoint: null, pass_hat_k: { 1: 1 } });
+    expect(Date.parse(gold.date)).not.toBeNaN();
+    const noop = await run({ policy: "noop", env: "none" });
+    expect(noop.reward_mean).toBe(0);
+  });
+
+  it("replay:FILE plays the listed actions", async () => {
+    const replay = join(dir, "replay.jsonl");
+    writeFileSync(
+      replay,
+      JSON.stringify({ task_id: "notes-1", actions: [{ name: "add", arguments: { text: "eggs" } }] }),
+    );
+    const r = await run({ policy: `replay:${replay}`, env: "none" });
+    // The call happened but with the wrong argument; the closing reply is not "Added".
+    expect(r.results[0]).toMatchObject({ reward: 0, rehearsed_calls: 1 });
+  });
+
+  it("refuses a task file without env unless --env none, and unknown flags", async () => {
+    await expect(run({ policy: "gold" })).rejects.toThrow(/task notes-1 has no env to run in .*--env none/);
+    await expect(run({ policy: "gold", env: "docker" })).rejects.toThrow(/unknown --env "docker"/);
+    await expect(run({ policy: "best", env: "none" })).rejects.toThrow(/unknown --policy "best"/);
+    await expect(run({ env: "none" })).rejects.toThrow(/give exactly one agent/);
+  });
+
+  it("standards without a rule need a judge", async () => {
+    const judged = join(dir, "judged.jsonl");
+    writeFileSync(judged, JSON.stringify({ ...task, checklists: [[[{ question: "polite?" }]]] }) + "\n");
+    await expect(
+      tasksBenchRunner().run({
+        variant: judged,
+        trials: 1,
+        concurrency: 1,
+        policy: "gold",
+        env: "none",
+      } as EvalOptions),
+    ).rejects.toThrow(/--judge-endpoint/);
+  });
+});
