@@ -22,7 +22,17 @@ export interface DemoPlan {
   /** Held-out tasks per evaluation set (the env-less set splits them over its two domains). */
   evalTasks: number;
   sft: { epochs: number; batchSize: number; lr: number; warmupSteps: number };
-  rl: { steps: number; tasksPerStep: number; groupSize: number; lr: number; klAnchor: number };
+  rl: {
+    steps: number;
+    tasksPerStep: number;
+    groupSize: number;
+    lr: number;
+    klAnchor: number;
+    /** Steps between two points of the success curve (real and rehearsed world). */
+    curveEvery: number;
+  };
+  /** Env-less evaluation tasks the success curve runs at each of its points. */
+  curveTasks: number;
   /** Recorded calls per set used to measure rehearsal fidelity. */
   fidelityCalls: number;
   concurrency: number;
@@ -41,7 +51,8 @@ export const FULL_PLAN: DemoPlan = {
   sft: { epochs: 3, batchSize: 16, lr: 3e-3, warmupSteps: 20 },
   // Every RL arm gets the same budget: 20 steps × 6 tasks × 8 samples = 960 episodes (~1.5–2 min an
   // arm on 2 cores; the whole demo measured 13.6 min at 10 steps).
-  rl: { steps: 20, tasksPerStep: 6, groupSize: 8, lr: 2e-4, klAnchor: 0.1 },
+  rl: { steps: 20, tasksPerStep: 6, groupSize: 8, lr: 2e-4, klAnchor: 0.1, curveEvery: 5 },
+  curveTasks: 40,
   fidelityCalls: 80,
   concurrency: 64,
 };
@@ -52,7 +63,8 @@ export const QUICK_PLAN: DemoPlan = {
   worldsPerDomain: 6,
   evalTasks: 12,
   sft: { epochs: 1, batchSize: 16, lr: 3e-3, warmupSteps: 2 },
-  rl: { steps: 2, tasksPerStep: 2, groupSize: 4, lr: 2e-4, klAnchor: 0.1 },
+  rl: { steps: 2, tasksPerStep: 2, groupSize: 4, lr: 2e-4, klAnchor: 0.1, curveEvery: 1 },
+  curveTasks: 6,
   fidelityCalls: 16,
   concurrency: 32,
 };

@@ -114,6 +114,7 @@ export async function runDemo(
         seed,
         onStep: (metrics) => onEvent({ kind: "arm-step", seed, arm: spec.name, metrics }),
         onEpisode: (done, total) => onEvent({ kind: "arm-episodes", seed, arm: spec.name, done, total }),
+        curveTasks: spread(data.eval.envless, plan.curveTasks),
       });
       try {
         onEvent({ kind: "stage", seed, stage: `evaluate ${spec.name}` });
@@ -206,6 +207,12 @@ export async function runDemo(
   writeFileSync(join(out, "results.md"), resultsMarkdown(results));
   await writeReport(out);
   return results;
+}
+
+/** `n` tasks spread evenly over `tasks` (both env-less domains, not just the first). */
+function spread<T>(tasks: readonly T[], n: number): T[] {
+  if (tasks.length <= n) return [...tasks];
+  return Array.from({ length: n }, (_, i) => tasks[Math.floor((i * tasks.length) / n)]!);
 }
 
 /** Test-time rows of several seeds pooled row by row (same policy, mode and N). */

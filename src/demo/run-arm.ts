@@ -15,6 +15,7 @@ import type { ArmSpec } from "./arms.js";
 import { EVAL_DECODING } from "./evaluate.js";
 import type { DemoPlan } from "./layout.js";
 import { withCompactTools } from "./policy-view.js";
+import { curveEvaluator } from "./curve.js";
 
 /** Training rollouts' limits: toolworld acts and rehearsals are short. */
 const TRAIN_LIMITS = { max_assistant_turns: 4, max_parallel_calls: 4, context_budget: 1024, max_tokens: 96 };
@@ -57,11 +58,29 @@ export async function trainArm(
     seed: number;
     onStep: (m: StepMetrics) => void;
     onEpisode: (done: number, total: number) => void;
+    /** Env-less evaluation tasks of the success curve (real and rehearsed world, every `curveEvery` steps). */
+    curveTasks: Task[];
   },
 ): Promise<{ worker: WorkerProcess; policy: ChatModel; training: ArmTraining }> {
   const { plan } = ctx;
-  const worker = await startWorker({ model: ctx.sftDir, port: 0, restartOnCrash: true });
+  // Checkpoints go under the arm's run directory, wherever `--out` puts it.
+  const worker = await startWorker({
+    model: ctx.sftDir,
+    port: 0,
+    restartOnCrash: true,
+    checkpointRoot: ctx.outDir,
+  });
   const policy = boundedChatModel(withCompactTools(worker.client.chatModel()), plan.concurrency);
+  const curve = curveEvaluator(policy, ctx.curveTasks, arm, {
+    concurrency: plan.concurrency,
+    file: join(ctx.outDir, "curve.jsonl"),
+  });
+  try {
+    await curve.evaluate(0); // the SFT model: where every arm's curve starts
+  } catch (e) {
+    await worker.stop();
+    throw e;
+  }
   if (arm.mode === null) return { worker, policy, training: { envCalls: 0, steps: 0, metrics: [] } };
 
   let simulator: WorkerProcess | undefined;
@@ -89,6 +108,7 @@ export async function trainArm(
       limits: { ...TRAIN_LIMITS, turn_limit_scope: "user_turn" },
       rehearsal_prompt: "compact",
       checkpoint_every: plan.rl.steps,
+      eval_every: plan.rl.curveEvery,
       seed: ctx.seed,
       concurrency: plan.concurrency,
       temperature: 1,
@@ -107,6 +127,7 @@ export async function trainArm(
       {
         engines: { act: worker.client, rehearse: worker.client },
         sampler,
+        evaluator: curve,
         restartCount: () => worker.restarts,
         onStep: (m) => {
           metrics.push(m);

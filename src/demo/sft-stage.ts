@@ -78,6 +78,7 @@ export async function sftCheckpoint(
       seed,
     },
     port: 0,
+    checkpointRoot: tmp, // the checkpoint is saved in the cache folder, wherever `--cache` puts it
   });
   try {
     // Acting and rehearsing examples interleaved, in a seeded order.

@@ -11,8 +11,9 @@ import { EVAL_DECODING } from "./evaluate.js";
 /**
  * Test-time private rehearsal rows (issue 6 in the demo's table): the policy rehearses each user
  * turn N times in imagination, condenses the attempts into a digest, then commits once in the
- * real environment. Evaluation tasks are stripped of their recorded `examples` (they are the gold
- * run: the rehearser would be shown the answers), so rehearsal rests on the policy's own world model.
+ * real environment. The tasks are the demo's evaluation tasks, whose `examples` are other tasks' logs
+ * of the same world, never their own recorded results (`DemoData.eval`): the rehearser is not shown
+ * the answers, and rehearsal rests on that evidence and the policy's own world model.
  */
 export async function testTimeRows(
   policyName: string,
@@ -21,7 +22,6 @@ export async function testTimeRows(
   n: number,
   concurrency: number,
 ): Promise<TestTimeRow[]> {
-  const bare = tasks.map((t) => ({ ...t, examples: [] }));
   const modes: RehearsalOptions[] = [
     { mode: "none" },
     { mode: "parallel", n, memory: "digest" },
@@ -36,17 +36,20 @@ export async function testTimeRows(
       maxStepsPerAttempt: EVAL_DECODING.maxAssistantTurns,
       temperature: 1,
     };
-    const results = await mapConcurrent(bare, Math.max(1, Math.floor(concurrency / Math.max(1, n))), (task) =>
-      runEpisodeWithRehearsal(task, {
-        policy,
-        envFactory: (t) => createToolworldEnv(t),
-        rehearsal: options,
-        temperature: EVAL_DECODING.temperature,
-        maxTokens: EVAL_DECODING.maxTokens,
-        maxAssistantTurns: EVAL_DECODING.maxAssistantTurns,
-        maxParallelCalls: EVAL_DECODING.maxParallelCalls,
-        contextBudgetTokens: 2048,
-      }),
+    const results = await mapConcurrent(
+      tasks,
+      Math.max(1, Math.floor(concurrency / Math.max(1, n))),
+      (task) =>
+        runEpisodeWithRehearsal(task, {
+          policy,
+          envFactory: (t) => createToolworldEnv(t),
+          rehearsal: options,
+          temperature: EVAL_DECODING.temperature,
+          maxTokens: EVAL_DECODING.maxTokens,
+          maxAssistantTurns: EVAL_DECODING.maxAssistantTurns,
+          maxParallelCalls: EVAL_DECODING.maxParallelCalls,
+          contextBudgetTokens: 2048,
+        }),
     );
     const success = meanCI(results.map((r) => (r.success ? 1 : 0)));
     rows.push({

@@ -43,6 +43,28 @@ export function rewardCurveSpec(
   };
 }
 
+/** One value per (arm, step): a line per arm (success over RL steps, or the co-adaptation gap). */
+export function stepLineSpec(
+  points: readonly { arm: string; step: number; value: number }[],
+  title: string,
+  yTitle: string,
+  domain?: [number, number],
+): TopLevelSpec {
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    title,
+    width: 520,
+    height: 260,
+    data: { values: points.map((p) => ({ ...p })) },
+    mark: { type: "line", point: true },
+    encoding: {
+      x: { field: "step", type: "quantitative", title: "RL step", axis: { tickMinStep: 1, format: "d" } },
+      y: { field: "value", type: "quantitative", title: yTitle, ...(domain ? { scale: { domain } } : {}) },
+      color: { field: "arm", type: "nominal", title: "arm" },
+    },
+  };
+}
+
 export function successSpec(results: DemoResults): TopLevelSpec {
   const splits = [
     ["env_domain", "env domain"],

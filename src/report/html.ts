@@ -1,7 +1,14 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EnvaceError } from "../core/errors.js";
-import { fidelitySpec, renderSvg, rewardCurveSpec, successSpec, type StepPoint } from "./charts.js";
+import {
+  fidelitySpec,
+  renderSvg,
+  rewardCurveSpec,
+  stepLineSpec,
+  successSpec,
+  type StepPoint,
+} from "./charts.js";
 import { resultsMarkdown } from "./markdown.js";
 import { DemoResultsZ, type DemoResults } from "./results.js";
 
@@ -56,6 +63,59 @@ export function readStepPoints(runDir: string): StepPoint[] {
     for (const a of sums.values()) points.push({ arm, step: a.step, role: a.role, reward: a.sum / a.n });
   }
   return points;
+}
+
+/** One arm's success-curve point (`arms/<arm>/curve.jsonl`, written by the demo). */
+export interface CurveRow {
+  arm: string;
+  step: number;
+  real: number;
+  rehearsed?: number;
+}
+
+/**
+ * The success curves of every arm: `arms/<arm>/curve.jsonl` (one seed) or the mean per step over
+ * `arms/<arm>/seed-<s>/curve.jsonl` (several). Lines cut by a crash are skipped.
+ */
+export function readCurves(runDir: string): CurveRow[] {
+  const armsDir = join(runDir, "arms");
+  if (!existsSync(armsDir)) return [];
+  const rows: CurveRow[] = [];
+  for (const arm of readdirSync(armsDir).sort()) {
+    const dir = join(armsDir, arm);
+    const files = existsSync(join(dir, "curve.jsonl"))
+      ? [join(dir, "curve.jsonl")]
+      : readdirSync(dir)
+          .filter((d) => d.startsWith("seed-"))
+          .map((d) => join(dir, d, "curve.jsonl"))
+          .filter((f) => existsSync(f));
+    const byStep = new Map<number, { real: number[]; rehearsed: number[] }>();
+    for (const file of files) {
+      for (const line of readFileSync(file, "utf8").split("\n")) {
+        let p: { step?: unknown; real?: unknown; rehearsed?: unknown };
+        try {
+          p = JSON.parse(line) as typeof p;
+        } catch {
+          continue;
+        }
+        if (typeof p.step !== "number" || typeof p.real !== "number") continue;
+        const acc = byStep.get(p.step) ?? { real: [], rehearsed: [] };
+        acc.real.push(p.real);
+        if (typeof p.rehearsed === "number") acc.rehearsed.push(p.rehearsed);
+        byStep.set(p.step, acc);
+      }
+    }
+    const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    for (const [step, acc] of [...byStep.entries()].sort((a, b) => a[0] - b[0])) {
+      rows.push({
+        arm,
+        step,
+        real: avg(acc.real),
+        ...(acc.rehearsed.length === acc.real.length ? { rehearsed: avg(acc.rehearsed) } : {}),
+      });
+    }
+  }
+  return rows;
 }
 
 /** The (step, role, reward) points of one metrics.jsonl; a line cut by a crash is skipped. */
@@ -137,6 +197,34 @@ export async function buildReportHtml(runDir: string): Promise<string> {
       "reward-per-role",
       await renderSvg(rewardCurveSpec(rolePoints, "Training reward per RL step and role", "series")),
     ]);
+  const curves = readCurves(runDir);
+  if (curves.length > 0) {
+    charts.push([
+      "success-per-step",
+      await renderSvg(
+        stepLineSpec(
+          curves.map((c) => ({ arm: c.arm, step: c.step, value: c.real })),
+          "Success in the real environments over RL steps (env-less subset)",
+          "success",
+          [0, 1],
+        ),
+      ),
+    ]);
+    const gaps = curves.flatMap((c) =>
+      c.rehearsed === undefined ? [] : [{ arm: c.arm, step: c.step, value: c.rehearsed - c.real }],
+    );
+    if (gaps.length > 0)
+      charts.push([
+        "co-adaptation-gap",
+        await renderSvg(
+          stepLineSpec(
+            gaps,
+            "Co-adaptation gap over RL steps: rehearsed-world success minus real success",
+            "rehearsed − real",
+          ),
+        ),
+      ]);
+  }
   charts.push(["success", await renderSvg(successSpec(results))]);
   if (results.arms.some((a) => a.fidelity)) charts.push(["fidelity", await renderSvg(fidelitySpec(results))]);
 

@@ -3,4 +3,5 @@ export type { MeanCI } from "./stats.js";
 export { DemoResultsZ, ArmResultZ, TestTimeRowZ, ArmNameZ } from "./results.js";
 export type { DemoResults, ArmResult, TestTimeRow, MeanCIJson } from "./results.js";
 export { resultsMarkdown } from "./markdown.js";
-export { buildReportHtml, writeReport, readResults, readStepPoints } from "./html.js";
+export { buildReportHtml, writeReport, readResults, readStepPoints, readCurves } from "./html.js";
+export type { CurveRow } from "./html.js";

@@ -53,14 +53,24 @@ describe("envace demo --quick --json", () => {
         expect(arm.success[split].mean).not.toBeNull();
       }
       expect(arm.fidelity!.recorded.n).toBeGreaterThan(0);
+      expect(arm.fidelity_unseen!.n).toBeGreaterThan(0);
+      for (const split of ["env_domain", "envless", "heldout_domain"] as const) {
+        const ci = arm.success_ci![split];
+        const m = arm.success[split];
+        if (ci) expect(ci[0]).toBeCloseTo(Math.max(0, m.mean! - m.ci95!), 9);
+      }
     }
     // the gate is the SFT model's own measurement, and its verdict follows the thresholds
     const sft = results.arms.find((a) => a.name === "sft")!;
-    expect(results.sft_gate.fidelity).toBe(sft.fidelity!.recorded.exact);
-    expect(results.sft_gate.passed).toBe(
-      results.sft_gate.first_call_copy >= GATE.firstCallCopy && results.sft_gate.fidelity >= GATE.fidelity,
-    );
-    expect(results.notes!.some((n) => n.includes("SFT gate NOT met"))).toBe(!results.sft_gate.passed);
+    const gate = results.sft_gate;
+    expect(gate.fidelity).toBe(sft.fidelity!.recorded.exact);
+    expect(gate.fidelity_unseen).toBe(sft.fidelity_unseen!.exact);
+    const passed = gate.first_call_copy >= GATE.firstCallCopy && gate.fidelity_unseen! >= GATE.fidelityUnseen;
+    expect(gate.per_seed!.map((s) => s.passed)).toEqual([passed]);
+    expect(gate.seeds_passed).toBe(passed ? 1 : 0);
+    expect(gate.passed).toBe(passed);
+    expect(gate.per_seed![0]!.flawed_traces).toBeGreaterThan(0.3);
+    expect(results.notes!.some((n) => n.includes("SFT gate NOT met"))).toBe(!gate.passed);
   });
 
   it("trains the rehearsal and simulator arms with zero real environment calls, step by step", () => {

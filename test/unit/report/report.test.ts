@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   buildReportHtml,
   meanCI,
+  readCurves,
   readStepPoints,
   resultsMarkdown,
   writeReport,
@@ -49,6 +50,32 @@ describe("report", () => {
     const sft = readStepPoints(dir).filter((p) => p.arm === "sft");
     expect(sft).toHaveLength(1);
     expect(sft[0]!.reward).toBeCloseTo(0.4);
+  });
+
+  it("reads success curves, averages seeds per step, and charts success and the co-adaptation gap", async () => {
+    const { dir } = makeDemoRunDir();
+    const write = (rel: string, rows: object[]) => {
+      mkdirSync(join(dir, "arms", ...rel.split("/").slice(0, -1)), { recursive: true });
+      writeFileSync(join(dir, "arms", rel), rows.map((r) => JSON.stringify(r)).join("\n") + "\n{trunc");
+    };
+    write("envace/curve.jsonl", [
+      { step: 0, real: 0.5, rehearsed: 0.5 },
+      { step: 5, real: 0.6, rehearsed: 0.9 },
+    ]);
+    write("real/seed-0/curve.jsonl", [{ step: 0, real: 0.2 }]);
+    write("real/seed-1/curve.jsonl", [{ step: 0, real: 0.4 }]);
+    const curves = readCurves(dir);
+    expect(curves.filter((c) => c.arm === "envace")).toEqual([
+      { arm: "envace", step: 0, real: 0.5, rehearsed: 0.5 },
+      { arm: "envace", step: 5, real: 0.6, rehearsed: 0.9 },
+    ]);
+    const real = curves.filter((c) => c.arm === "real");
+    expect(real).toHaveLength(1);
+    expect(real[0]!.real).toBeCloseTo(0.3);
+    expect(real[0]!.rehearsed).toBeUndefined();
+    const html = await buildReportHtml(dir);
+    expect(html).toContain('id="success-per-step"');
+    expect(html).toContain('id="co-adaptation-gap"');
   });
 
   it("renders the table with every arm", () => {
