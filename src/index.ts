@@ -11,6 +11,7 @@ export {
   WorkerClient,
   startWorker,
   ensureWorkerEnv,
+  VllmRolloutEngine,
 } from "./engines/index.js";
 export type {
   OpenAIChatModelOptions,
@@ -21,6 +22,9 @@ export type {
   TokenizeOutput,
   ForwardBackwardInput,
   OptimStepOutput,
+  VllmRolloutEngineOptions,
+  PublishedWeights,
+  SyncReport,
 } from "./engines/index.js";
 export {
   connectMcpStdio,

@@ -133,6 +133,25 @@ export type CheckpointResponse = z.infer<typeof CheckpointResponseSchema>;
 
 export const StepResponseSchema = z.looseObject({ step: z.number().int() });
 
+/** `POST /v1/train/publish` (worker/envace_worker/publish.py): weights for an inference engine. */
+export const PublishRequestSchema = z.object({
+  name: z.string(),
+  dir: z.string().optional(),
+  keep: z.number().int().optional(),
+});
+export type PublishRequest = z.infer<typeof PublishRequestSchema>;
+
+export const PublishResponseSchema = z.looseObject({
+  /** `<name>@<step>`: the model name rollouts request once an engine has loaded it. */
+  version: z.string(),
+  /** Absolute path on the worker's machine (what the engine loads). */
+  path: z.string(),
+  step: z.number().int(),
+  format: z.enum(["lora", "full"]),
+  pruned: z.array(z.string()),
+});
+export type PublishResponse = z.infer<typeof PublishResponseSchema>;
+
 /** Error bodies: FastAPI's `{detail}` or OpenAI's `{error: {message}}`. */
 export const WorkerErrorBodySchema = z.union([
   z.object({ error: z.object({ message: z.string() }).loose() }).loose(),

@@ -15,6 +15,15 @@ export interface EndpointPoolOptions {
   maxDelayMs?: number;
   /** Called before each retry; for logs and tests. */
   onRetry?: (info: { attempt: number; delayMs: number; endpoint: string; error: unknown }) => void;
+  /**
+   * Sticky sessions: requests with the same key prefer the same endpoint (a hash of the key), so
+   * an episode's calls, which share their prompt prefix, reuse that endpoint's prefix cache. The
+   * preferred endpoint is skipped when it is down or has more than `affinitySlack` calls in
+   * flight above the least-loaded one. Undefined key: least-loaded routing.
+   */
+  affinity?: (request: ChatRequest) => string | undefined;
+  /** How much busier than the least-loaded endpoint a preferred one may be (default 4). */
+  affinitySlack?: number;
 }
 
 export interface EndpointPoolStats {
@@ -46,6 +55,8 @@ export class EndpointPool implements ChatModel {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly onRetry: EndpointPoolOptions["onRetry"];
+  private readonly affinity: EndpointPoolOptions["affinity"];
+  private readonly affinitySlack: number;
   private readonly downUntil: number[];
   private readonly inFlightByEndpoint: number[];
   private next = 0;
@@ -62,6 +73,8 @@ export class EndpointPool implements ChatModel {
     this.baseDelayMs = opts.baseDelayMs ?? 200;
     this.maxDelayMs = opts.maxDelayMs ?? 5000;
     this.onRetry = opts.onRetry;
+    this.affinity = opts.affinity;
+    this.affinitySlack = opts.affinitySlack ?? 4;
     this.downUntil = endpoints.map(() => 0);
     this.inFlightByEndpoint = endpoints.map(() => 0);
   }
@@ -75,7 +88,8 @@ export class EndpointPool implements ChatModel {
     const signal = options?.signal;
     const release = await this.semaphore.acquire(signal);
     try {
-      let index = this.pick();
+      const key = this.affinity?.(request);
+      let index = this.pick(undefined, key);
       for (let attempt = 0; ; attempt++) {
         let failure: unknown;
         this.inFlightByEndpoint[index]!++;
@@ -109,9 +123,19 @@ export class EndpointPool implements ChatModel {
    * The endpoint that is up and has the fewest calls in flight, scanning from a rotating start so
    * that ties go round-robin; `avoid` (the one that just failed) only when no other is up.
    */
-  private pick(avoid?: number): number {
+  private pick(avoid?: number, key?: string): number {
     const n = this.endpoints.length;
     const now = Date.now();
+    if (key !== undefined) {
+      const home = stableHash(key) % n;
+      const least = Math.min(...this.inFlightByEndpoint.filter((_, i) => this.downUntil[i]! <= now));
+      if (
+        home !== avoid &&
+        this.downUntil[home]! <= now &&
+        this.inFlightByEndpoint[home]! <= least + this.affinitySlack
+      )
+        return home;
+    }
     const start = this.next++ % n;
     let best = -1;
     for (let k = 0; k < n; k++) {
@@ -125,4 +149,14 @@ export class EndpointPool implements ChatModel {
     for (let i = 0; i < n; i++) if (this.downUntil[i]! < this.downUntil[best]!) best = i;
     return best;
   }
+}
+
+/** FNV-1a over the key's UTF-16 units: stable across runs and processes (unlike object hashes). */
+function stableHash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }

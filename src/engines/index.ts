@@ -35,3 +35,13 @@ export type { StartWorkerOptions, WorkerProcess, WorkerRestartInfo } from "./wor
 export { workerServeArgs } from "./worker-args.js";
 export type { WorkerModelOptions } from "./worker-args.js";
 export { ensureWorkerEnv, defaultWorkerPython, packageRoot } from "./worker-env.js";
+export { VllmRolloutEngine } from "./vllm-engine.js";
+export type {
+  VllmRolloutEngineOptions,
+  PublishedWeights,
+  SyncReport,
+  VllmEngineStats,
+} from "./vllm-engine.js";
+export { VllmAdmin } from "./vllm-admin.js";
+export type { VllmEndpoint } from "./vllm-admin.js";
+export { sessionKey } from "./vllm-session.js";

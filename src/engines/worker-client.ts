@@ -9,6 +9,8 @@ import {
   type CheckpointResponse,
   HealthResponseSchema,
   OptimStepResponseSchema,
+  PublishResponseSchema,
+  type PublishResponse,
   TokenizeResponseSchema,
   WorkerErrorBodySchema,
   type ForwardBackwardRequest,
@@ -223,6 +225,20 @@ export class WorkerClient {
       "/v1/train/load",
       { path, optimizer: opts.optimizer ?? true },
       CheckpointResponseSchema,
+    );
+  }
+
+  /**
+   * Publishes the current weights for an inference engine (a PEFT adapter under LoRA, else an HF
+   * checkpoint) as `<name>@<step>` under `dir` (default `published`) of the checkpoint root,
+   * keeping the newest `keep` versions (default 3).
+   */
+  async publish(name: string, opts: { dir?: string; keep?: number } = {}): Promise<PublishResponse> {
+    return this.call(
+      "POST",
+      "/v1/train/publish",
+      dropUndefined({ name, dir: opts.dir, keep: opts.keep }),
+      PublishResponseSchema,
     );
   }
 

@@ -8,6 +8,8 @@ export type {
   MockFailure,
   MockRequestRecord,
 } from "./mock-openai-server.js";
+export { startMockVllmServer } from "./mock-vllm-server.js";
+export type { MockVllmServer, MockVllmServerOptions, MockVllmCall } from "./mock-vllm-server.js";
 export { ScriptedPolicy, fakeTokenIds } from "./scripted-policy.js";
 export type { ScriptedOutput, ScriptedRule, ScriptedPolicyOptions, ScriptedCall } from "./scripted-policy.js";
 export { CountingEnvironment } from "./counting-environment.js";
