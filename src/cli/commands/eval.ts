@@ -15,6 +15,7 @@ import { tasksBenchRunner } from "../../bench/tasks/index.js";
 import { withTau2Rehearsal } from "../../bench/tau2/rehearsal-bench.js";
 import { vitaBenchRunner } from "../../bench/vita/bench-runner.js";
 import { finmcpBenchRunner } from "../../bench/finmcp/bench-runner.js";
+import { suiteBenchRunner } from "../../bench/suite/paper-suite.js";
 
 // Built-in benches: one line each (toolworld, bfcl, … register here too).
 const loadTau2 = (name: string, dataRoot: string) => loadTau2Domain(name as Tau2DomainName, dataRoot);
@@ -25,6 +26,7 @@ registerBench("toolworld", toolworldBenchRunner());
 registerBench("tasks", tasksBenchRunner());
 registerBench("vita", vitaBenchRunner());
 registerBench("finmcp", finmcpBenchRunner());
+registerBench("suite", suiteBenchRunner(getBench));
 
 /** Exit code for bad command-line input (unknown bench, missing endpoint, unknown split). */
 export const USAGE_EXIT_CODE = 2;
@@ -39,7 +41,8 @@ function positiveInt(name: string) {
 
 /** What commander hands the action: the bench options as flags, plus `--bench` and `--json`. */
 type EvalCliOptions = Omit<EvalOptions, "variant" | "onProgress" | "onStart"> & {
-  bench: string;
+  bench?: string;
+  suite?: string;
   json?: boolean;
 };
 
@@ -47,10 +50,11 @@ export function register(program: Command): void {
   program
     .command("eval")
     .description("Evaluate an agent (a model endpoint or an oracle policy) on a benchmark")
-    .requiredOption(
+    .option(
       "--bench <name>",
       "benchmark, e.g. tau2:mock, tau2:retail, tau2:airline, vita:delivery, vita:instore, toolworld:library, tasks:FILE.jsonl",
     )
+    .option("--suite <name>", "run a benchmark suite instead of one bench: paper (the paper's table)")
     .option("--split <name>", "official task split (e.g. test); all tasks when absent")
     .option("--data <dir>", "benchmark data root (default: ../shared/data when present, else ./data)")
     .option("--policy <name>", "oracle policy instead of a model: gold | noop | replay:FILE")
@@ -98,19 +102,24 @@ export function register(program: Command): void {
 }
 
 async function runEval(o: EvalCliOptions): Promise<number> {
-  const [name, ...rest] = o.bench.split(":");
+  if ((o.bench === undefined) === (o.suite === undefined)) {
+    process.stderr.write("envace eval: give one of --bench NAME or --suite paper\n");
+    return USAGE_EXIT_CODE;
+  }
+  const benchName = o.bench ?? `suite:${o.suite}`;
+  const [name, ...rest] = benchName.split(":");
   const runner = getBench(name ?? "");
   if (!runner) {
     const known = listBenches()
       .map(([, r]) => r.describe)
       .join("; ");
-    process.stderr.write(`envace eval: unknown bench "${o.bench}". Known: ${known}\n`);
+    process.stderr.write(`envace eval: unknown bench "${benchName}". Known: ${known}\n`);
     return USAGE_EXIT_CODE;
   }
   const bar = new cliProgress.SingleBar(
     {
       stream: process.stderr,
-      format: `${o.bench} [{bar}] {value}/{total} episodes | {duration_formatted}`,
+      format: `${benchName} [{bar}] {value}/{total} episodes | {duration_formatted}`,
       hideCursor: false,
     },
     cliProgress.Presets.shades_classic,
@@ -140,6 +149,8 @@ async function runEval(o: EvalCliOptions): Promise<number> {
 }
 
 function humanSummary(s: BenchSummary): string {
+  // Suites print their own table (src/bench/suite/).
+  if (typeof s.markdown === "string") return s.markdown;
   const lines = [
     `${s.bench}: ${s.tasks} tasks × ${s.trials} trials`,
     `reward mean: ${s.reward_mean.toFixed(4)}`,
@@ -169,7 +180,8 @@ function humanSummary(s: BenchSummary): string {
     error?: string;
     components?: Record<string, { status: string; inBasis?: boolean }>;
   }>;
-  const failed = results.filter((r) => r.reward !== undefined && r.reward < 1 - 1e-6);
+  // A null reward (e.g. VitaBench rubrics without a judge) was not scored, not failed.
+  const failed = results.filter((r) => typeof r.reward === "number" && r.reward < 1 - 1e-6);
   if (failed.length > 0) {
     lines.push(`not passed (${failed.length}):`);
     for (const r of failed.slice(0, 20)) {

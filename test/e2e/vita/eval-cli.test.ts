@@ -44,7 +44,7 @@ interface Summary {
 const fixture = JSON.parse(readFileSync("test/unit/vita/fixtures/delivery.json", "utf8")) as {
   tasks: {
     task_id: string;
-    steps: { name: string; arguments: Record<string, unknown>; result?: string }[];
+    steps: { name: string; arguments: Record<string, unknown>; result?: string; result_sha256?: string }[];
   }[];
 };
 const first = fixture.tasks[0]!;
