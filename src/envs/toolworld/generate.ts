@@ -57,8 +57,11 @@ export function generateTasks(opts: GenerateOptions): Task[] {
       const draw = seedOf(d.name, opts.split, opts.seed, i, attempt);
       const stateSeed = opts.worlds ? worldSeed(d.name, opts.worlds, draw) : draw;
       const plan = planTask(d, buildState(d, stateSeed), createRng(seedOf("plan", draw)));
-      if (!plan || splitOfSignature(plan.signature) !== opts.split || seen.has(plan.signature)) continue;
-      seen.add(plan.signature);
+      // The split is by request alone (train and held-out never share one); within a split, a pool
+      // of worlds allows the same request on different worlds (each is its own task there).
+      const key = opts.worlds ? `${plan?.signature}|${stateSeed}` : plan?.signature;
+      if (!plan || splitOfSignature(plan.signature) !== opts.split || seen.has(key!)) continue;
+      seen.add(key!);
       const draft: Task = TaskZ.parse({
         id: `${d.name}-${opts.split}-${opts.seed}-${String(i).padStart(4, "0")}`,
         domain: d.name,

@@ -7,11 +7,12 @@ describe("toolworld: tasks on a shared pool of worlds", () => {
   const held = generateTasks({ domain: "bank", seed: 2, count: 40, split: "heldout", worlds });
   const seedOf = (t: { env?: unknown }) => (t.env as { seed: number }).seed;
 
-  it("draw every world from the pool, train and held-out alike, with distinct requests", () => {
+  it("draw every world from the pool, train and held-out alike, with no request repeated on one world", () => {
     const trainWorlds = new Set(train.map(seedOf));
     expect(trainWorlds.size).toBe(4);
     for (const t of held) expect(trainWorlds.has(seedOf(t))).toBe(true);
-    expect(new Set(train.map((t) => t.user_turns.join("|"))).size).toBe(train.length);
+    const key = (t: (typeof train)[number]) => `${t.user_turns.join("|")}@${seedOf(t)}`;
+    expect(new Set(train.map(key)).size).toBe(train.length);
   });
 
   it("without a pool, every task has its own world", () => {
