@@ -2,11 +2,14 @@
  * The slice of Python's `datetime.strptime`/`strftime` VitaBench's tools use, for the formats
  * `%Y-%m-%d %H:%M:%S` and `%Y-%m-%d`. `strptime` is lenient as CPython's is: single-digit month,
  * day, hour, minute and second are accepted ("2025-6-1 9:5:0"), a space may pad the day, and the
- * date must exist. Times are naive: arithmetic runs on UTC milliseconds, formatting reads UTC.
+ * date must exist; any run of (Unicode) whitespace separates date and time. Times are naive: arithmetic runs on UTC milliseconds, formatting reads UTC.
  */
 const DATE = String.raw`(\d{4})-(1[0-2]|0[1-9]|[1-9])-(3[01]|[12]\d|0[1-9]|[1-9]| [1-9])`;
 const TIME = String.raw`(2[0-3]|[0-1]\d|\d):([0-5]\d|\d):(6[0-1]|[0-5]\d|\d)`;
-const DATETIME_RE = new RegExp(`^${DATE} ${TIME}$`);
+// strptime turns each whitespace run of the format into `\s+`, Python's Unicode whitespace (some
+// task files separate date and time with a no-break space).
+const PY_SPACE = String.raw`[\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+`;
+const DATETIME_RE = new RegExp(`^${DATE}${PY_SPACE}${TIME}$`);
 const DATE_RE = new RegExp(`^${DATE}$`);
 
 /** Milliseconds of a naive datetime, or null when `strptime` would raise ValueError. */

@@ -31,6 +31,9 @@ describe("Python values", () => {
     expect(checkTimeFormat("2025-02-01 10:00:60")).toBe(false);
     expect(checkTimeFormat("2025-02-01T10:00:00")).toBe(false);
     expect(checkTimeFormat("2025-02-01", false)).toBe(true);
+    // a Chinese task file separates date and time with a no-break space; strptime accepts it
+    expect(checkTimeFormat("2025-09-19\u00a010:49:56")).toBe(true);
+    expect(checkTimeFormat("2025-09-19\u200b10:49:56")).toBe(false);
   });
   it("names weekdays like upstream's get_weekday", () => {
     expect(weekday("2025-06-21 11:20:00", "en")).toBe("Saturday");
