@@ -153,6 +153,43 @@ export type {
   Tau2Evaluation,
   ComponentResult as Tau2ComponentResult,
 } from "./bench/tau2/index.js";
+export { VitaEnvironment, parsePy as parseVitaJson, wallClock as vitaWallClock } from "./envs/vita/index.js";
+export type { VitaClock, VitaDomainName, VitaEnvOptions } from "./envs/vita/index.js";
+export {
+  evaluateRubrics as evaluateVitaRubrics,
+  LLMVitaAgent,
+  LLMVitaUser,
+  readVitaTasks,
+  runVita,
+  runVitaEpisode,
+  vitaBenchRunner,
+} from "./bench/vita/index.js";
+export type {
+  VitaAgent,
+  VitaUser,
+  VitaRunSummary,
+  VitaTask,
+  VitaTrialResult,
+  RubricEvaluation,
+} from "./bench/vita/index.js";
+export {
+  finmcpBenchRunner,
+  FinReplayEnvironment,
+  finReport,
+  inferSample as inferFinMcpSample,
+  readFinSamples,
+  scoreFinMcp,
+  scoreSample as scoreFinMcpSample,
+} from "./bench/finmcp/index.js";
+export type { FinMcpSummary, FinMetrics, FinReport, FinSample } from "./bench/finmcp/index.js";
+export {
+  PAPER_SUITE,
+  paperTable,
+  paperTableMarkdown,
+  runPaperSuite,
+  suiteBenchRunner,
+} from "./bench/suite/index.js";
+export type { PaperTable, PartResult } from "./bench/suite/index.js";
 export {
   rehearseThenCommit,
   runEpisodeWithRehearsal,
