@@ -6,6 +6,7 @@ import type { Task } from "../../core/task.js";
 import { renderAssistantText } from "../../core/tool-call-text.js";
 import { lookupExample } from "../../rollout/example-cache.js";
 import { isRehearsalRequest } from "../../rollout/rehearsal-prompt.js";
+import { taskRecordings } from "../../tasks/sft-sources.js";
 import { traceSteps } from "../../tasks/trace-steps.js";
 import { currentCall } from "../toolworld/oracle-models.js";
 
@@ -18,12 +19,19 @@ const stepOf = (r: ChatRequest) => r.messages.filter((m) => m.role === "assistan
  * works in a real environment and with `--env none` alike.
  */
 function scriptedOracle(name: string, task: Task, steps: string[]): ChatModel {
+  // Rehearse answers: the task's examples and every traced call's recorded result.
+  const recorded = taskRecordings(task).calls.map((c) => ({
+    name: c.call.name,
+    arguments: c.call.arguments,
+    result: c.result,
+  }));
+  const known: Task = { ...task, examples: [...task.examples, ...recorded] };
   return {
     name,
     async chat(request: ChatRequest): Promise<ChatResult> {
       if (isRehearsalRequest(request.messages)) {
         const call = currentCall(request.messages[1]?.content ?? "");
-        const found = call ? lookupExample(task, { id: "", ...call }) : undefined;
+        const found = call ? lookupExample(known, { id: "", ...call }) : undefined;
         return reply(`<execution_result>\n${found ?? '{"ok": true}'}\n</execution_result>`);
       }
       return reply(steps[stepOf(request)] ?? "Done.");
