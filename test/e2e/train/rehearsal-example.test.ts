@@ -68,15 +68,19 @@ describe("envace train (real worker, tiny model): the rehearsal example", () => 
     expect(lines[1]!.eval).toMatchObject({ episodes: 2 });
     // The loss computes logprobs at the rollouts' temperature (0.5 in the example). Each step makes
     // one update, after all its forward_backward calls, with the weights that sampled the step's
-    // rollouts: every trained token's PPO ratio is 1 and nothing is clipped.
+    // rollouts: every trained token's PPO ratio is 1 and nothing is clipped. Per token, float32
+    // rounding differs between the KV-cached decode and the teacher-forced pass (largest deviation
+    // measured over 4 steps: 1.03e-5 at T = 0.5, which doubles logit error); before the fix ratios
+    // were off by tens of percent. The mean over a role's tokens is within 1e-5.
     expect(example.temperature).toBe(0.5);
     for (const m of lines) {
       expect(m.ratio.act, "act rows' ratio reported").not.toBeNull();
       for (const role of ["act", "rehearse"] as const) {
         const r = m.ratio[role];
         if (r === null) continue;
-        expect(Math.abs(r.min - 1), `${role} min ratio at step ${m.step}`).toBeLessThan(1e-5);
-        expect(Math.abs(r.max - 1), `${role} max ratio at step ${m.step}`).toBeLessThan(1e-5);
+        expect(Math.abs(r.mean - 1), `${role} mean ratio at step ${m.step}`).toBeLessThan(1e-5);
+        expect(Math.abs(r.min - 1), `${role} min ratio at step ${m.step}`).toBeLessThan(5e-5);
+        expect(Math.abs(r.max - 1), `${role} max ratio at step ${m.step}`).toBeLessThan(5e-5);
       }
       expect(m.clip_frac).toBe(0);
     }
