@@ -11,7 +11,10 @@ import {
   type PyDict,
   type PyTypeName,
   type PyValue,
-} from "./py-value.js";
+  dictEntries,
+  dictKeys,
+  dictValues,
+} from "../../envs/bfcl/py-value.js";
 
 /**
  * Upstream's AST checker (`ast_eval/ast_checker.py`), ported verdict for verdict: the same
@@ -69,7 +72,7 @@ export function astChecker(
         error_type: "multiple_function_checker:wrong_count",
       };
     }
-    const expected = Object.keys(possibleAnswer[0]!)[0]!;
+    const expected = dictKeys(possibleAnswer[0]!)[0]!;
     return simpleFunctionChecker(
       findDescription(funcDescriptions, expected),
       modelOutput[0]!,
@@ -108,7 +111,7 @@ function parallelNoOrder(
   }
   const matched: number[] = [];
   for (let i = 0; i < answers.length; i++) {
-    const expected = Object.keys(answers[i]!)[0]!;
+    const expected = dictKeys(answers[i]!)[0]!;
     const doc = findDescription(docs, expected);
     const allErrors: unknown[] = [];
     let result: CheckResult = ok();
@@ -260,7 +263,7 @@ function dictChecker(output: PyDict, options: PyValue[]): CheckResult {
     result = { valid: false, error: [], error_type: "dict_checker:unclear" };
     const answer = (isDict(option) ? option : {}) as PyDict;
     let flag = true;
-    for (const [key, value] of Object.entries(output)) {
+    for (const [key, value] of dictEntries(output)) {
       if (!Object.prototype.hasOwnProperty.call(answer, key)) {
         result.error.push(`Unexpected dict key parameter: '${key}'.`);
         result.error_type = "value_error:dict_key";
@@ -277,7 +280,7 @@ function dictChecker(output: PyDict, options: PyValue[]): CheckResult {
         break;
       }
     }
-    for (const [key, value] of Object.entries(answer)) {
+    for (const [key, value] of dictEntries(answer)) {
       if (!Object.prototype.hasOwnProperty.call(output, key) && !allowsOmission(value)) {
         result.error.push(`Missing dict key parameter: '${key}'.`);
         result.error_type = "value_error:dict_key";
@@ -335,7 +338,7 @@ export function simpleFunctionChecker(
   answer: AstCall,
   opts: AstCheckOptions,
 ): CheckResult {
-  const possible = Object.values(answer)[0] as PyDict;
+  const possible = dictValues(answer)[0] as PyDict;
   const params = doc.parameters as PyDict;
   const details = params.properties as PyDict;
   const required = (params.required as string[] | undefined) ?? [];
@@ -359,7 +362,7 @@ export function simpleFunctionChecker(
       };
     }
   }
-  for (const [param, raw] of Object.entries(modelParams)) {
+  for (const [param, raw] of dictEntries(modelParams)) {
     let value = raw;
     if (
       !Object.prototype.hasOwnProperty.call(details, param) ||
@@ -428,7 +431,7 @@ export function simpleFunctionChecker(
       };
     }
   }
-  for (const [param, options] of Object.entries(possible)) {
+  for (const [param, options] of dictEntries(possible)) {
     if (!Object.prototype.hasOwnProperty.call(modelParams, param) && !allowsOmission(options)) {
       return {
         valid: false,
@@ -445,7 +448,7 @@ export function isFunctionCallingFormat(decoded: unknown): decoded is AstCall[] 
   if (!Array.isArray(decoded)) return false;
   return decoded.every((item) => {
     if (!isDict(item as PyValue)) return false;
-    const keys = Object.keys(item as PyDict);
+    const keys = dictKeys(item as PyDict);
     return keys.length === 1 && isDict((item as PyDict)[keys[0]!]!);
   });
 }

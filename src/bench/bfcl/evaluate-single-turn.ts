@@ -1,7 +1,7 @@
 import { astChecker, isFunctionCallingFormat, type AstCall, type CheckResult } from "./ast-checker.js";
 import { languageOf } from "./categories.js";
 import type { BfclAnswer, BfclEntry } from "./load.js";
-import type { PyDict, PyValue } from "./py-value.js";
+import type { PyDict, PyValue } from "../../envs/bfcl/py-value.js";
 
 /**
  * Scores one single-turn candidate as upstream's `eval_runner.py` does. A candidate is what the

@@ -1,6 +1,17 @@
 import type { Language } from "./categories.js";
 import type { AstCall } from "./ast-checker.js";
-import { floatRepr, isDict, newDict, pyIn, pyStr, PyFloat, type PyDict, type PyValue } from "./py-value.js";
+import {
+  floatRepr,
+  isDict,
+  newDict,
+  pyIn,
+  pyStr,
+  PyFloat,
+  type PyDict,
+  type PyValue,
+  dictEntries,
+  dictKeys,
+} from "../../envs/bfcl/py-value.js";
 
 /**
  * The gold answer of an AST entry, as a model would emit it: for each parameter the first allowed
@@ -10,13 +21,13 @@ import { floatRepr, isDict, newDict, pyIn, pyStr, PyFloat, type PyDict, type PyV
  */
 export function goldCalls(answer: PyValue, docs: PyDict[], language: Language): AstCall[] {
   return (answer as PyDict[]).map((call) => {
-    const name = Object.keys(call)[0]!;
+    const name = dictKeys(call)[0]!;
     const params = call[name] as PyDict;
     const doc = docs.find((d) => d.name === name);
     const props = ((doc?.parameters as PyDict | undefined)?.properties ?? newDict()) as PyDict;
     const required = ((doc?.parameters as PyDict | undefined)?.required ?? []) as string[];
     const args = newDict();
-    for (const [param, options] of Object.entries(params)) {
+    for (const [param, options] of dictEntries(params)) {
       const chosen = choose(options as PyValue[], required.includes(param));
       if (chosen === undefined) continue;
       const detail = (props[param] ?? newDict()) as PyDict;
@@ -42,7 +53,7 @@ function materialize(v: PyValue): PyValue {
   if (Array.isArray(v)) return v.map((x) => (isDict(x) ? materialize(x) : x));
   if (isDict(v)) {
     const out = newDict();
-    for (const [k, options] of Object.entries(v)) {
+    for (const [k, options] of dictEntries(v)) {
       // A bare string where a list of options belongs reads, upstream, as its characters, and
       // `"" in "text"` is true there, so the key may be left out.
       const c = Array.isArray(options) ? choose(options, false) : undefined;
@@ -69,7 +80,7 @@ function literal(v: PyValue, language: Language): string {
   if (typeof v === "string") return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map((x) => literal(x, language)).join(", ")}]`;
   if (isDict(v)) {
-    return `{${Object.entries(v)
+    return `{${dictEntries(v)
       .map(([k, x]) => `${JSON.stringify(k)}: ${literal(x, language)}`)
       .join(", ")}}`;
   }
@@ -92,7 +103,7 @@ function encode(v: PyValue, detail: PyDict, language: Language): PyValue {
       return `new ArrayList<>(Arrays.asList(${parts.join(", ")}))`;
     }
     if (type === "HashMap" && isDict(v)) {
-      const puts = Object.entries(v).map(
+      const puts = dictEntries(v).map(
         ([k, x]) => `put("${k}", ${typeof x === "string" ? `"${x}"` : scalar(x, undefined, language)});`,
       );
       return `new HashMap<String, Object>() {{ ${puts.join(" ")} }}`;

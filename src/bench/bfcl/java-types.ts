@@ -1,6 +1,6 @@
 import { EnvaceError } from "../../core/errors.js";
-import { pyFloatOf, pyIntOf } from "./py-parse-number.js";
-import { newDict, PyFloat, type PyTypeName, type PyValue } from "./py-value.js";
+import { pyFloatOf, pyIntOf } from "../../envs/bfcl/py-parse-number.js";
+import { newDict, PyFloat, type PyTypeName, type PyValue } from "../../envs/bfcl/py-value.js";
 
 /**
  * The Java category's argument values are Java source strings; upstream's `java_type_converter`

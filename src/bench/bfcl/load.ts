@@ -2,8 +2,8 @@ import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { EnvaceError } from "../../core/errors.js";
 import { fileStem, isMultiTurn, isRelevanceOrIrrelevance, type BfclCategory } from "./categories.js";
-import { parseJsonPy } from "./lossless-json.js";
-import { isDict, type PyDict, type PyValue } from "./py-value.js";
+import { parseJsonPy } from "../../envs/bfcl/lossless-json.js";
+import { isDict, type PyDict, type PyValue } from "../../envs/bfcl/py-value.js";
 
 /** One BFCL question, numbers parsed losslessly (see `lossless-json.ts`). */
 export interface BfclEntry {

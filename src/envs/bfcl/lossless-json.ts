@@ -1,5 +1,5 @@
 import { EnvaceError } from "../../core/errors.js";
-import { newDict, PyFloat, type PyValue } from "./py-value.js";
+import { newDict, PyFloat, setItem, type PyValue } from "./py-value.js";
 
 /**
  * JSON text to Python values as Python's `json.loads` gives them: a number with a `.`, `e` or `E`
@@ -68,7 +68,7 @@ class Parser {
       if (this.s[this.i] !== ":") this.fail("expected ':'");
       this.i++;
       this.ws();
-      out[key] = this.value();
+      setItem(out, key, this.value());
       this.ws();
       const c = this.s[this.i++];
       if (c === "}") return out;

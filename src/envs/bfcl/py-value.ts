@@ -12,10 +12,17 @@ export class PyTuple {
   constructor(readonly items: PyValue[]) {}
 }
 
-export type PyDict = { [key: string]: PyValue };
-export type PyValue = null | boolean | number | string | PyFloat | PyTuple | PyValue[] | PyDict;
+/** Python's `...` where it is data (upstream's long-context watch list ends with one). */
+export class PyEllipsis {
+  static readonly instance = new PyEllipsis();
+  private constructor() {}
+}
 
-export type PyTypeName = "NoneType" | "bool" | "int" | "float" | "str" | "list" | "tuple" | "dict";
+export type PyDict = { [key: string]: PyValue };
+export type PyValue = null | boolean | number | string | PyFloat | PyTuple | PyEllipsis | PyValue[] | PyDict;
+
+export type PyTypeName =
+  "NoneType" | "bool" | "int" | "float" | "str" | "list" | "tuple" | "dict" | "ellipsis";
 
 export function pyType(v: PyValue): PyTypeName {
   if (v === null) return "NoneType";
@@ -24,6 +31,7 @@ export function pyType(v: PyValue): PyTypeName {
   if (typeof v === "string") return "str";
   if (v instanceof PyFloat) return "float";
   if (v instanceof PyTuple) return "tuple";
+  if (v instanceof PyEllipsis) return "ellipsis";
   if (Array.isArray(v)) return "list";
   return "dict";
 }
@@ -35,6 +43,60 @@ export function isDict(v: PyValue): v is PyDict {
 /** A dict with no prototype, so keys such as `__proto__` are ordinary keys. */
 export function newDict(): PyDict {
   return Object.create(null) as PyDict;
+}
+
+/**
+ * JavaScript objects list integer-like keys (`"3426812"`) first, in numeric order; Python dicts
+ * keep insertion order. Dicts built with `setItem` remember their order in a hidden list, and
+ * `dictKeys`/`dictEntries` read it, so printed dicts keep Python's order.
+ */
+const ORDER = Symbol("insertion order");
+type Ordered = PyDict & { [ORDER]?: string[] };
+
+export function setItem(d: PyDict, key: string, value: PyValue): void {
+  const o = d as Ordered;
+  if (!Object.prototype.hasOwnProperty.call(d, key)) {
+    if (!o[ORDER]) {
+      Object.defineProperty(o, ORDER, { value: Object.keys(d), enumerable: false, writable: true });
+    }
+    const order = o[ORDER]!;
+    const at = order.indexOf(key);
+    if (at >= 0) order.splice(at, 1);
+    order.push(key);
+  }
+  d[key] = value;
+}
+
+export function delItem(d: PyDict, key: string): void {
+  const order = (d as Ordered)[ORDER];
+  if (order) {
+    const at = order.indexOf(key);
+    if (at >= 0) order.splice(at, 1);
+  }
+  delete d[key];
+}
+
+export function dictKeys(d: PyDict): string[] {
+  const order = (d as Ordered)[ORDER];
+  if (!order) return Object.keys(d);
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const k of order) {
+    if (Object.prototype.hasOwnProperty.call(d, k) && !seen.has(k)) {
+      seen.add(k);
+      out.push(k);
+    }
+  }
+  for (const k of Object.keys(d)) if (!seen.has(k)) out.push(k);
+  return out;
+}
+
+export function dictEntries(d: PyDict): Array<[string, PyValue]> {
+  return dictKeys(d).map((k) => [k, d[k]!]);
+}
+
+export function dictValues(d: PyDict): PyValue[] {
+  return dictKeys(d).map((k) => d[k]!);
 }
 
 function numeric(v: PyValue): number | undefined {
@@ -132,8 +194,10 @@ export function pyRepr(v: PyValue): string {
       const items = (v as PyTuple).items;
       return items.length === 1 ? `(${pyRepr(items[0]!)},)` : `(${items.map(pyRepr).join(", ")})`;
     }
+    case "ellipsis":
+      return "Ellipsis";
     case "dict":
-      return `{${Object.entries(v as PyDict)
+      return `{${dictEntries(v as PyDict)
         .map(([k, x]) => `${strRepr(k)}: ${pyRepr(x)}`)
         .join(", ")}}`;
   }
@@ -151,7 +215,7 @@ export function toPlain(v: PyValue): unknown {
   if (Array.isArray(v)) return v.map(toPlain);
   if (v !== null && typeof v === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = toPlain(x);
+    for (const [k, x] of dictEntries(v as PyDict)) out[k] = toPlain(x);
     return out;
   }
   return v;
@@ -165,6 +229,6 @@ export function fromPlain(v: unknown): PyValue {
   if (Array.isArray(v)) return v.map(fromPlain);
   if (v instanceof PyFloat || v instanceof PyTuple) return v;
   const out = newDict();
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = fromPlain(x);
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) setItem(out, k, fromPlain(x));
   return out;
 }

@@ -1,5 +1,5 @@
 import { EnvaceError } from "../../core/errors.js";
-import { newDict, PyFloat, PyTuple, type PyDict, type PyValue } from "./py-value.js";
+import { newDict, PyEllipsis, PyFloat, PyTuple, setItem, type PyDict, type PyValue } from "./py-value.js";
 
 /**
  * A parser for the Python call expressions BFCL models emit (`[f(a=1), g(b='x')]`) and its
@@ -58,9 +58,12 @@ export function parseCall(source: string): ParsedCall {
   return call;
 }
 
-/** One Python literal expression (`[{'a': 5.0}]`, `(1, 'x')`, …). */
-export function parsePythonLiteral(source: string): PyValue {
-  const p = new Parser(source);
+/**
+ * One Python literal expression (`[{'a': 5.0}]`, `(1, 'x')`, …). `...` reads as the text "..."
+ * (as upstream's call decoder reads it) unless `ellipsis: "object"` asks for Python's Ellipsis.
+ */
+export function parsePythonLiteral(source: string, opts: { ellipsis?: "text" | "object" } = {}): PyValue {
+  const p = new Parser(source, opts.ellipsis === "object");
   const v = p.expr(0);
   p.skip();
   if (!p.done()) p.fail("unexpected text after the literal");
@@ -69,7 +72,10 @@ export function parsePythonLiteral(source: string): PyValue {
 
 class Parser {
   i = 0;
-  constructor(readonly s: string) {}
+  constructor(
+    readonly s: string,
+    readonly ellipsisObject = false,
+  ) {}
 
   fail(why: string): never {
     throw new PythonSyntaxError(`invalid syntax at offset ${this.i}: ${why}`);
@@ -215,7 +221,7 @@ class Parser {
     else if ((c >= "0" && c <= "9") || (c === "." && /\d/.test(this.s[this.i + 1] ?? ""))) v = this.number();
     else if (this.s.startsWith("...", this.i)) {
       this.i += 3;
-      v = "...";
+      v = this.ellipsisObject ? PyEllipsis.instance : "...";
     } else v = this.nameOrCall(depth);
     // Whatever follows (an operator upstream would evaluate, say) is the caller's to reject.
     return v;
@@ -295,7 +301,7 @@ class Parser {
       }
       this.expect(":");
       // Keys are kept as text (see py-value.ts); non-string keys are rare in BFCL outputs.
-      out[keyText(key)] = this.expr(depth + 1);
+      setItem(out, keyText(key), this.expr(depth + 1));
       this.skip();
       if (this.eat("}")) return out;
       this.expect(",");

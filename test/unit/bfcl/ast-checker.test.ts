@@ -4,8 +4,8 @@ import { languageOf, type BfclCategory } from "../../../src/bench/bfcl/categorie
 import { evaluateAst, evaluateRelevance } from "../../../src/bench/bfcl/evaluate-single-turn.js";
 import { goldCalls } from "../../../src/bench/bfcl/gold.js";
 import { loadCategory } from "../../../src/bench/bfcl/load.js";
-import { parsePythonLiteral } from "../../../src/bench/bfcl/python-call-parser.js";
-import { fromPlain, pyRepr } from "../../../src/bench/bfcl/py-value.js";
+import { parsePythonLiteral } from "../../../src/envs/bfcl/python-call-parser.js";
+import { fromPlain, pyRepr } from "../../../src/envs/bfcl/py-value.js";
 import { BFCL_DIR } from "./data.js";
 
 const AST_CATEGORIES: BfclCategory[] = [

@@ -5,15 +5,8 @@ import {
   parseCallList,
   parsePythonLiteral,
   PythonSyntaxError,
-} from "../../../src/bench/bfcl/python-call-parser.js";
-import {
-  newDict,
-  pyEqual,
-  pyRepr,
-  PyFloat,
-  PyTuple,
-  type PyValue,
-} from "../../../src/bench/bfcl/py-value.js";
+} from "../../../src/envs/bfcl/python-call-parser.js";
+import { newDict, pyEqual, pyRepr, PyFloat, PyTuple, type PyValue } from "../../../src/envs/bfcl/py-value.js";
 
 describe("Python call parser", () => {
   it("reads keyword and positional arguments, both quote styles and every literal kind", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseJsonPy } from "../../../src/bench/bfcl/lossless-json.js";
+import { parseJsonPy } from "../../../src/envs/bfcl/lossless-json.js";
 import {
   floatRepr,
   pyEqual,
@@ -9,7 +9,7 @@ import {
   PyFloat,
   PyTuple,
   strRepr,
-} from "../../../src/bench/bfcl/py-value.js";
+} from "../../../src/envs/bfcl/py-value.js";
 
 describe("lossless JSON", () => {
   it("keeps 5.0 a float and 5 an int, as json.loads does", () => {

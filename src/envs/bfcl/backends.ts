@@ -1,0 +1,52 @@
+import { EnvaceError } from "../../core/errors.js";
+import type { Backend } from "./backend.js";
+import { GorillaFileSystem } from "./gorilla-file-system.js";
+import type { LongContextData } from "./long-context.js";
+import { MathAPI } from "./math-api.js";
+import { MessageAPI } from "./message-api.js";
+import { TicketAPI } from "./ticket-api.js";
+import { TradingBot } from "./trading-bot.js";
+import { TravelAPI } from "./travel-api.js";
+import { TwitterAPI } from "./twitter-api.js";
+import { VehicleControlAPI } from "./vehicle-control.js";
+
+/** The eight multi-turn backends by upstream class name. */
+export const BACKEND_CLASSES = [
+  "GorillaFileSystem",
+  "MathAPI",
+  "MessageAPI",
+  "TwitterAPI",
+  "TicketAPI",
+  "TradingBot",
+  "TravelAPI",
+  "VehicleControlAPI",
+] as const;
+
+/** Classes with no state to load (upstream `STATELESS_CLASSES`). */
+export const STATELESS_CLASSES = new Set(["MathAPI"]);
+
+export function createBackend(className: string, longContext?: LongContextData): Backend {
+  switch (className) {
+    case "GorillaFileSystem":
+      return new GorillaFileSystem(longContext);
+    case "MathAPI":
+      return new MathAPI();
+    case "MessageAPI":
+      return new MessageAPI();
+    case "TwitterAPI":
+      return new TwitterAPI();
+    case "TicketAPI":
+      return new TicketAPI();
+    case "TradingBot":
+      return new TradingBot(longContext);
+    case "TravelAPI":
+      return new TravelAPI(longContext);
+    case "VehicleControlAPI":
+      return new VehicleControlAPI(longContext);
+    default:
+      throw new EnvaceError(
+        "INVALID_CONFIG",
+        `BFCL backend ${className} is not supported (memory and web search are agentic backends)`,
+      );
+  }
+}
