@@ -20,7 +20,7 @@ const usage = (msg: string) => new EnvaceError("INVALID_CONFIG", msg);
 const model = (baseURL: string, name: string, apiKey?: string) =>
   new OpenAIChatModel({ baseURL, model: name, ...(apiKey ? { apiKey } : {}) });
 
-function pair(o: EvalOptions, a: string | undefined, b: string | undefined, flags: string) {
+function pair(a: string | undefined, b: string | undefined, flags: string) {
   if ((a === undefined) !== (b === undefined)) throw usage(`${flags} go together`);
 }
 
@@ -28,7 +28,7 @@ function pair(o: EvalOptions, a: string | undefined, b: string | undefined, flag
 export function vitaRolesFromOptions(o: EvalOptions): { agent: VitaAgent; user: VitaUser } {
   if (o.policy !== undefined && o.endpoint !== undefined)
     throw usage("give either --policy or --endpoint/--model, not both");
-  pair(o, o.userEndpoint, o.userModel, "--user-endpoint and --user-model");
+  pair(o.userEndpoint, o.userModel, "--user-endpoint and --user-model");
   const llmUser =
     o.userEndpoint !== undefined ? new LLMVitaUser(model(o.userEndpoint, o.userModel!, o.apiKey)) : undefined;
   if (o.policy !== undefined) {
@@ -61,7 +61,7 @@ export function vitaBenchRunner(opts: { clock?: VitaClock } = {}): BenchRunner {
       const lang = o.lang ?? "en";
       if (lang !== "en" && lang !== "zh") throw usage(`--lang must be en or zh, not "${lang}"`);
       if (o.split !== undefined) throw usage("VitaBench has no official splits; use --limit");
-      pair(o, o.judgeEndpoint, o.judgeModel, "--judge-endpoint and --judge-model");
+      pair(o.judgeEndpoint, o.judgeModel, "--judge-endpoint and --judge-model");
       const roles = vitaRolesFromOptions(o);
       const file = vitaTaskFile(resolveDataDir(o.data), domain, lang);
       let tasks = readVitaTasks(file, domain as "delivery" | "instore");
