@@ -1,0 +1,194 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { loadTasks } from "../../../src/rollout/load-tasks.js";
+import { environmentForTask } from "../../../src/envs/task-environment.js";
+import type { TaskBenchSummary } from "../../../src/bench/tasks/index.js";
+import type { TaskCheck } from "../../../src/tasks/index.js";
+import type { TrainSummary } from "../../../src/train/loop.js";
+import type { StepMetrics } from "../../../src/train/step-metrics.js";
+import { MEMORY_SERVER, REPO_ROOT } from "../mcp/servers.js";
+
+const exec = promisify(execFile);
+const envace = (args: string[]) =>
+  exec("npx", ["tsx", "src/cli/main.ts", ...args], { cwd: REPO_ROOT, maxBuffer: 64 << 20 });
+const example = (name: string) => join(REPO_ROOT, "examples/tasks", name);
+
+// Runs go under the repository's ignored tmp/: the worker saves checkpoints only inside its root.
+function scratch(): string {
+  mkdirSync(join(REPO_ROOT, "tmp"), { recursive: true });
+  return mkdtempSync(join(REPO_ROOT, "tmp", "e2e-own-world-"));
+}
+
+/** The MCP memory server, with its store in a fresh directory per episode. */
+const memoryEnv = {
+  kind: "mcp",
+  command: process.execPath,
+  args: [MEMORY_SERVER],
+  env: { MEMORY_FILE_PATH: "${EPISODE_DIR}/memory.jsonl" },
+};
+
+async function importMemory(dir: string): Promise<string> {
+  const out = join(dir, "memory.jsonl");
+  const { stdout } = await envace([
+    "tasks",
+    "import",
+    example("memory-transcripts.jsonl"),
+    "--format",
+    "openai",
+    "--domain",
+    "memory",
+    "--tools",
+    example("memory-tools.json"),
+    "--checklists",
+    example("memory-checklists.jsonl"),
+    "--env",
+    JSON.stringify(memoryEnv),
+    "--out",
+    out,
+    "--json",
+  ]);
+  expect(JSON.parse(stdout)).toMatchObject({ tasks: 2, examples: 3, traces: 2, with_checklists: 2 });
+  return out;
+}
+
+describe("your own world: a log of MCP sessions becomes tasks you can check, train on and evaluate", () => {
+  it("import, check, and evaluate the recorded calls against the real MCP server", async () => {
+    const dir = scratch();
+    const tasks = await importMemory(dir);
+
+    const check = JSON.parse((await envace(["tasks", "check", tasks, "--json"])).stdout) as {
+      ok: boolean;
+      files: Array<{ tasks: TaskCheck[] }>;
+    };
+    expect(check.ok).toBe(true);
+    expect(check.files[0]!.tasks.map((t) => t.uses)).toEqual([
+      { sft_act: 1, sft_rehearse: 1, rehearsal_rl: true, real_env: "mcp", judge_needed: false },
+      { sft_act: 1, sft_rehearse: 2, rehearsal_rl: true, real_env: "mcp", judge_needed: false },
+    ]);
+
+    // gold replays the recorded conversation against fresh memory servers: every rule passes.
+    const gold = JSON.parse(
+      (await envace(["eval", "--bench", `tasks:${tasks}`, "--policy", "gold", "--trials", "2", "--json"]))
+        .stdout,
+    ) as TaskBenchSummary;
+    expect(gold).toMatchObject({
+      environment: "real (mcp)",
+      reward_mean: 1,
+      env_calls: 6,
+      pass_hat_k: { 1: 1, 2: 1 },
+    });
+    const noop = JSON.parse(
+      (await envace(["eval", "--bench", `tasks:${tasks}`, "--policy", "noop", "--json"])).stdout,
+    ) as TaskBenchSummary;
+    expect(noop.env_calls).toBe(0);
+    expect(noop.reward_mean).toBeLessThan(0.5);
+  });
+
+  it("each episode gets a fresh server: one episode's writes are not seen by the next", async () => {
+    const dir = scratch();
+    const [task] = await loadTasks(await importMemory(dir));
+    const first = await environmentForTask(task!);
+    const created = await first.call({
+      id: "1",
+      name: "create_entities",
+      arguments: { entities: [{ name: "Zed", entityType: "person", observations: [] }] },
+    });
+    expect(created.ok).toBe(true);
+    const again = await first.call({ id: "2", name: "read_graph", arguments: {} });
+    expect(again.ok && again.content).toMatch(/Zed/);
+    await first.close?.();
+    const second = await environmentForTask(task!);
+    const graph = await second.call({ id: "3", name: "read_graph", arguments: {} });
+    await second.close?.();
+    expect(graph.ok && JSON.parse(graph.content)).toEqual({ entities: [], relations: [] });
+  });
+
+  it("env.setup runs first in every episode; a failing setup call is an error naming it", async () => {
+    const [task] = await loadTasks(await importMemory(scratch()));
+    const entity = { name: "Ada", entityType: "person", observations: ["likes tea"] };
+    const setup = [{ name: "create_entities", arguments: { entities: [entity] } }];
+    const env = await environmentForTask({ ...task!, env: { ...memoryEnv, kind: "mcp", setup } });
+    const graph = await env.call({ id: "1", name: "read_graph", arguments: {} });
+    await env.close?.();
+    expect(graph.ok && JSON.parse(graph.content)).toMatchObject({ entities: [entity] });
+    const broken = [
+      { name: "add_observations", arguments: { observations: [{ entityName: "Nobody", contents: ["x"] }] } },
+    ];
+    await expect(
+      environmentForTask({ ...task!, env: { ...memoryEnv, kind: "mcp", setup: broken } }),
+    ).rejects.toThrow(/task memory-0001: env\.setup\.0 \(add_observations\) failed/);
+  });
+
+  it("an eval whose every episode failed on the model exits non-zero with the error", async () => {
+    const tasks = await importMemory(scratch());
+    await expect(
+      envace(["eval", "--bench", `tasks:${tasks}`, "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"]),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/ENDPOINT_ERROR.*every episode \(2\) failed/),
+    });
+  });
+
+  it("SFT on the traces, rehearsal RL with no env calls, then eval on the real server", async () => {
+    const dir = scratch();
+    const tasks = await importMemory(dir);
+    const config = {
+      worker: { init: { size: "xs", seed: 0 } },
+      tasks,
+      eval_tasks: tasks,
+      mode: "rehearsal",
+      rehearsal_prompt: "compact",
+      group_size: 2,
+      tasks_per_step: 2,
+      steps: 2,
+      lr: 0.001,
+      weight_decay: 0,
+      limits: { max_assistant_turns: 3, max_parallel_calls: 2, context_budget: 4096, max_tokens: 128 },
+      token_budget: 16384,
+      // Enough passes for the tiny model to learn the calls' format from two conversations.
+      sft: { epochs: 40, lr: 0.003, batch_size: 4 },
+      eval_every: 0,
+      checkpoint_every: 2,
+      concurrency: 4,
+      seed: 0,
+      temperature: 0.3,
+    };
+    const cfgPath = join(dir, "train.json");
+    writeFileSync(cfgPath, JSON.stringify(config));
+    const out = join(dir, "run");
+    const train = await envace(["train", "--config", cfgPath, "--out", out, "--json"]);
+    const summary = JSON.parse(train.stdout.trim().split("\n").pop()!) as TrainSummary;
+    const steps = readFileSync(join(out, "metrics.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as StepMetrics);
+    expect(steps.map((m) => m.step)).toEqual([1, 2]);
+    // Rehearsal: no step touched the MCP server; both roles produced rows.
+    expect(steps.every((m) => m.env_calls === 0)).toBe(true);
+    expect(steps.reduce((a, m) => a + m.rows.act, 0)).toBeGreaterThan(0);
+    expect(steps.reduce((a, m) => a + m.rows.rehearse, 0)).toBeGreaterThan(0);
+    expect(steps.every((m) => !m.optim_skipped)).toBe(true);
+    // The final evaluation ran against the real server.
+    expect(summary.eval!.env_calls).toBeGreaterThan(0);
+
+    // The trained model, served from its checkpoint, evaluated on real MCP servers.
+    const ev = JSON.parse(
+      (
+        await envace([
+          "eval",
+          "--bench",
+          `tasks:${tasks}`,
+          "--checkpoint",
+          join(summary.final_checkpoint!, "model"),
+          "--json",
+        ])
+      ).stdout,
+    ) as TaskBenchSummary;
+    expect(ev.environment).toBe("real (mcp)");
+    expect(ev.env_calls).toBeGreaterThan(0);
+    expect(ev.results.every((r) => r.end_reason !== "model_error")).toBe(true);
+  });
+});
