@@ -5,12 +5,18 @@ import { parsePy, type PyValue } from "../../../src/envs/vita/py-value.js";
 import { isEnvaceError } from "../../../src/core/errors.js";
 
 const DATA = new URL("../../../../shared/data/vitabench/", import.meta.url);
-const firstEnv = (domain: string) =>
-  (
-    (
-      parsePy(readFileSync(new URL(`${domain}/tasks_en.json`, DATA), "utf8")) as Map<string, PyValue>[]
-    )[0] as Map<string, PyValue>
-  ).get("environment") as PyValue;
+const envCache = new Map<string, PyValue>();
+/** The first task's `environment` (task files are parsed once: they are megabytes). */
+function firstEnv(domain: string): PyValue {
+  if (!envCache.has(domain)) {
+    const tasks = parsePy(readFileSync(new URL(`${domain}/tasks_en.json`, DATA), "utf8")) as Map<
+      string,
+      PyValue
+    >[];
+    envCache.set(domain, tasks[0]!.get("environment") as PyValue);
+  }
+  return envCache.get(domain)!;
+}
 
 describe("VitaEnvironment", () => {
   it("offers upstream's 20 delivery and 24 in-store tools, in English and Chinese", () => {
