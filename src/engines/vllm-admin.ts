@@ -53,7 +53,7 @@ export class VllmAdmin {
    * every worker of the server.
    */
   async reloadWeights(path: string): Promise<void> {
-    await this.post("/pause", {});
+    await this.post("/pause?mode=wait", {}); // let calls in flight finish (the default aborts them)
     try {
       await this.post("/collective_rpc", {
         method: "reload_weights",

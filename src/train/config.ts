@@ -4,6 +4,7 @@ import { z } from "zod";
 import { EnvaceError } from "../core/errors.js";
 import { parseYamlSafe } from "../core/safe-yaml.js";
 import { unknownGeneratorMessage } from "../envs/task-generator-registry.js";
+import { VllmRolloutConfigZ } from "../engines/vllm-config.js";
 
 /**
  * `envace train` configuration: one flat, validated object (YAML or JSON), snake_case as written in
@@ -118,6 +119,12 @@ const TrainConfigObjectZ = z
     worker: WorkerZ.optional(),
     /** URL of an already running worker (root, e.g. http://127.0.0.1:8000). */
     endpoint: z.string().url().optional(),
+    /**
+     * Where training rollouts sample: absent, the policy's worker; `{engine: vllm, endpoints, …}`,
+     * vLLM servers that hot-load the weights the worker publishes before each step
+     * (src/engines/vllm-config.ts documents each field).
+     */
+    rollout: VllmRolloutConfigZ.optional(),
     /** Training tasks. */
     tasks: TaskSourceZ,
     /** Held-out tasks for evaluation on real environments (none: no evaluation). */
@@ -271,6 +278,7 @@ const SOURCE_FIELDS = {
   eval_tasks: true,
   simulator: true,
   judge: true,
+  rollout: true,
 } as const;
 
 /**
@@ -296,6 +304,13 @@ export const TrainConfigZ = TrainConfigObjectZ.superRefine((c, ctx) => {
   }
   if (c.roles.act === "frozen" && c.roles.rehearse === "frozen") {
     ctx.addIssue({ code: "custom", path: ["roles"], message: "at least one role must be trained" });
+  }
+  if (c.rollout !== undefined && !c.shared_model) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["rollout"],
+      message: "vLLM rollouts serve one policy: they need shared_model: true",
+    });
   }
   if (c.endpoint !== undefined && !c.shared_model) {
     ctx.addIssue({

@@ -5,6 +5,7 @@ import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
 import { OpenAIChatModel } from "../engines/openai-chat-model.js";
 import { WorkerClient } from "../engines/worker-client.js";
+import { VllmPolicySync } from "../engines/vllm-sync.js";
 import { startWorker, type StartWorkerOptions, type WorkerProcess } from "../engines/worker-supervisor.js";
 import type { WorkerModelOptions } from "../engines/worker-args.js";
 import { llmJudge } from "../reward/llm-judge.js";
@@ -20,7 +21,7 @@ import { environmentForTask } from "./environments.js";
 import { realEnvEvaluator } from "./evaluator.js";
 import { preflightTrain } from "./preflight.js";
 import { sftExamplesForTasks } from "./trace-sft.js";
-import { runTrainLoop, type TrainSummary } from "./loop.js";
+import { runTrainLoop, type EpisodeSampler, type TrainSummary } from "./loop.js";
 import { rolloutSampler } from "./rollout-sampler.js";
 import { runSft, type SftExample } from "./sft.js";
 import type { StepMetrics } from "./step-metrics.js";
@@ -96,6 +97,15 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
           ? actPolicy
           : boundedChatModel(clients.rehearse.chatModel(), c.concurrency),
     };
+    // vLLM rollouts: the servers load the worker's published weights before each step's rollouts;
+    // evaluation stays on the worker (its weights are always the latest).
+    const vllm = c.rollout
+      ? new VllmPolicySync(c.rollout, clients.act, {
+          outDir: out,
+          ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
+        })
+      : undefined;
+    const vllmPolicy = vllm ? boundedChatModel(vllm.policy, c.concurrency) : undefined;
     const judge: Judge | undefined = c.judge ? llmJudge(endpointModel(c.judge)) : undefined;
 
     // The frozen simulator (simulator mode): an endpoint, or a worker of ours, fine-tuned once.
@@ -122,7 +132,7 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
     };
     const responder: Responder =
       c.mode === "rehearsal"
-        ? rehearsalResponder(policies.rehearse, modelOpts)
+        ? rehearsalResponder(vllmPolicy ?? policies.rehearse, modelOpts)
         : c.mode === "simulator"
           ? simulatorResponder(boundedChatModel(simulator!, c.concurrency), { ...modelOpts, temperature: 0 })
           : realResponder(environmentForTask);
@@ -167,13 +177,16 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
       { config: c, tasks, outDir: out, resume: opts.resume },
       {
         engines: { act: clients.act, rehearse: clients.rehearse },
-        sampler: rolloutSampler({
-          policy: policies.act,
-          responder,
-          ...(judge ? { judge } : {}),
-          config: c,
-          ...(opts.onEpisode ? { onEpisode: opts.onEpisode } : {}),
-        }),
+        sampler: withVllm(
+          vllm,
+          rolloutSampler({
+            policy: vllmPolicy ?? policies.act,
+            responder,
+            ...(judge ? { judge } : {}),
+            config: c,
+            ...(opts.onEpisode ? { onEpisode: opts.onEpisode } : {}),
+          }),
+        ),
         ...(evalTasks.length > 0
           ? {
               evaluator: realEnvEvaluator({
@@ -214,6 +227,11 @@ async function sftRun(
     schedule: "cosine",
     ...(onStep ? { onStep } : {}),
   });
+}
+
+/** The sampler, publishing and loading the weights into the vLLM servers first when they are used. */
+function withVllm(vllm: VllmPolicySync | undefined, s: EpisodeSampler): EpisodeSampler {
+  return vllm ? vllm.wrap(s) : s;
 }
 
 function endpointModel(e: { base_url: string; model: string; api_key?: string }): ChatModel {

@@ -1,0 +1,133 @@
+import { appendFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { ChatModel } from "../core/model.js";
+import type { VllmRolloutConfig } from "./vllm-config.js";
+import { VllmRolloutEngine, type PublishedWeights } from "./vllm-engine.js";
+
+/** Whatever publishes the trainer's weights (`WorkerClient.publish`). */
+export interface WeightPublisher {
+  publish(name: string, opts: { dir?: string; keep?: number }): Promise<PublishedWeights>;
+}
+
+/** A rollout sampler of the train loop (structurally `EpisodeSampler`). */
+export interface StepSampler<T, R> {
+  sampleGroups(tasks: T, opts: { groupSize: number; step: number }): Promise<R>;
+}
+
+/** One line of `rollout-sync.jsonl`: what the sampler used for a step. */
+export interface SyncRecord {
+  step: number;
+  /** The version the step's rollouts sampled from. */
+  version: string;
+  /** Optimizer steps the sampler lags behind the trainer (0: on-policy). */
+  off_policy_steps: number;
+  /** Seconds spent publishing (worker) and loading (all endpoints) before this step; 0 without a sync. */
+  publish_s: number;
+  load_s: number;
+  ready: number;
+  failed: Array<{ endpoint: string; error: string }>;
+  unloaded: string[];
+  /** The pool's counters so far. */
+  calls: number;
+  retries: number;
+  failovers: number;
+}
+
+/**
+ * Keeps the vLLM endpoints within `max_off_policy_steps` of the trainer: before the rollouts of a
+ * loop step, if the served version is too old (or the loop went back to an earlier checkpoint), the
+ * worker publishes its weights and every endpoint loads them. Each step appends a `SyncRecord` to
+ * `rollout-sync.jsonl` in the run directory.
+ */
+export class VllmPolicySync {
+  readonly engine: VllmRolloutEngine;
+  private readonly cfg: VllmRolloutConfig;
+  private readonly publisher: WeightPublisher;
+  private readonly runName: string;
+  private readonly logPath: string;
+  private readonly onWarning: ((m: string) => void) | undefined;
+  /** The loop step before whose rollouts the current version was loaded. */
+  private syncedAt: number | null = null;
+
+  constructor(
+    cfg: VllmRolloutConfig,
+    publisher: WeightPublisher,
+    opts: { outDir: string; onWarning?: (m: string) => void },
+  ) {
+    this.cfg = cfg;
+    this.publisher = publisher;
+    this.runName = cfg.run_name ?? runNameOf(opts.outDir);
+    this.logPath = join(opts.outDir, "rollout-sync.jsonl");
+    this.onWarning = opts.onWarning;
+    this.engine = new VllmRolloutEngine({
+      endpoints: cfg.endpoints.map((e) => ({
+        baseURL: e.base_url,
+        ...(e.api_key ? { apiKey: e.api_key } : {}),
+      })),
+      baseModel: cfg.base_model,
+      sticky: cfg.sticky,
+      keepLoaded: cfg.keep_loaded,
+      syncRetries: cfg.sync_retries,
+    });
+  }
+
+  get policy(): ChatModel {
+    return this.engine.policy;
+  }
+
+  /** Publishes and loads the trainer's weights if the served ones are too old for `step`. */
+  async beforeStep(step: number): Promise<SyncRecord> {
+    const last = this.syncedAt;
+    const stale = last === null || step < last || step - last > this.cfg.max_off_policy_steps;
+    let publishS = 0;
+    let loadS = 0;
+    let report: Awaited<ReturnType<VllmRolloutEngine["sync"]>> | null = null;
+    if (stale) {
+      const t0 = performance.now();
+      const w = await this.publisher.publish(this.runName, {
+        dir: this.cfg.publish_dir,
+        keep: this.cfg.keep_published,
+      });
+      publishS = (performance.now() - t0) / 1000;
+      report = await this.engine.sync(w);
+      loadS = report.seconds;
+      this.syncedAt = step;
+      for (const f of report.failed)
+        this.onWarning?.(`vllm endpoint ${f.endpoint} did not load ${w.version} (left out): ${f.error}`);
+    }
+    const s = this.engine.stats();
+    const rec: SyncRecord = {
+      step,
+      version: this.engine.version!.version,
+      off_policy_steps: step - this.syncedAt!,
+      publish_s: publishS,
+      load_s: loadS,
+      ready: report?.ready.length ?? 0,
+      failed: report?.failed ?? [],
+      unloaded: report?.unloaded ?? [],
+      calls: s.calls,
+      retries: s.retries,
+      failovers: s.failovers,
+    };
+    appendFileSync(this.logPath, JSON.stringify(rec) + "\n");
+    return rec;
+  }
+
+  /** `sampler` with a sync before each step's rollouts. */
+  wrap<T, R>(sampler: StepSampler<T, R>): StepSampler<T, R> {
+    return {
+      sampleGroups: async (tasks, o) => {
+        await this.beforeStep(o.step);
+        return sampler.sampleGroups(tasks, o);
+      },
+    };
+  }
+}
+
+/** A run name the worker accepts, from the output folder's name. */
+export function runNameOf(outDir: string): string {
+  const name = basename(outDir)
+    .replace(/[^A-Za-z0-9._-]/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "");
+  return (name || "run").slice(0, 64);
+}

@@ -1,0 +1,183 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { isEnvaceError } from "../../../src/core/errors.js";
+import { VllmRolloutConfigZ } from "../../../src/engines/vllm-config.js";
+import type { PublishedWeights } from "../../../src/engines/vllm-engine.js";
+import { VllmPolicySync, runNameOf, type SyncRecord } from "../../../src/engines/vllm-sync.js";
+import { parseTrainConfig } from "../../../src/train/config.js";
+import { startMockVllmServer, type MockVllmServer } from "../../../src/testing/mock-vllm-server.js";
+
+const servers: MockVllmServer[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Stands in for the worker: each publish writes `<name>@<trainer step>` (an adapter dir). */
+function fakeWorker(root: string) {
+  const published: Array<{ name: string; dir?: string; keep?: number }> = [];
+  return {
+    trainerStep: 0,
+    published,
+    async publish(name: string, opts: { dir?: string; keep?: number }): Promise<PublishedWeights> {
+      published.push({ name, ...opts });
+      const version = `${name}@${this.trainerStep}`;
+      const path = join(root, opts.dir ?? "published", version);
+      mkdirSync(path, { recursive: true });
+      writeFileSync(join(path, "adapter_config.json"), "{}");
+      return { version, path, step: this.trainerStep, format: "lora" };
+    },
+  };
+}
+
+async function setup(extra: Record<string, unknown> = {}) {
+  const out = mkdtempSync(join(tmpdir(), "envace-vsync-"));
+  dirs.push(out);
+  const a = await startMockVllmServer({ baseModel: "tiny" });
+  servers.push(a);
+  const cfg = VllmRolloutConfigZ.parse({
+    engine: "vllm",
+    endpoints: [{ base_url: a.baseURL }],
+    base_model: "tiny",
+    run_name: "exp",
+    ...extra,
+  });
+  const worker = fakeWorker(out);
+  const warnings: string[] = [];
+  const sync = new VllmPolicySync(cfg, worker, { outDir: out, onWarning: (w) => warnings.push(w) });
+  const log = () =>
+    readFileSync(join(out, "rollout-sync.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as SyncRecord);
+  return { out, a, worker, sync, log, warnings };
+}
+
+/** A loop step: rollouts (through the wrapped sampler), then one optimizer step. */
+async function step(s: Awaited<ReturnType<typeof setup>>, n: number): Promise<string> {
+  const sampler = s.sync.wrap({
+    sampleGroups: async () => {
+      const res = await s.sync.policy.chat({
+        messages: [
+          { role: "system", content: "s" },
+          { role: "user", content: `step ${n}` },
+        ],
+      });
+      return res.samples[0]!.text;
+    },
+  });
+  const text = await sampler.sampleGroups([], { groupSize: 1, step: n });
+  s.worker.trainerStep++;
+  return text;
+}
+
+describe("VllmPolicySync", () => {
+  it("on-policy (max_off_policy_steps 0): publishes and loads before every step", async () => {
+    const s = await setup({ keep_published: 4, publish_dir: "pub" });
+    const texts = [];
+    for (let n = 1; n <= 3; n++) texts.push(await step(s, n));
+    expect(texts.map((t) => t.split("|")[0])).toEqual(["exp@0", "exp@1", "exp@2"]);
+    expect(s.worker.published).toEqual(Array(3).fill({ name: "exp", dir: "pub", keep: 4 }));
+    const log = s.log();
+    expect(log.map((r) => [r.step, r.version, r.off_policy_steps])).toEqual([
+      [1, "exp@0", 0],
+      [2, "exp@1", 0],
+      [3, "exp@2", 0],
+    ]);
+    expect(log.every((r) => r.ready === 1 && r.load_s > 0 && r.publish_s >= 0)).toBe(true);
+    expect(log[2]!.calls).toBe(2); // counted before the step's own rollouts
+  });
+
+  it("max_off_policy_steps k syncs every k+1 steps and logs the lag", async () => {
+    const s = await setup({ max_off_policy_steps: 2 });
+    for (let n = 1; n <= 6; n++) await step(s, n);
+    expect(s.log().map((r) => [r.version, r.off_policy_steps])).toEqual([
+      ["exp@0", 0],
+      ["exp@0", 1],
+      ["exp@0", 2],
+      ["exp@3", 0],
+      ["exp@3", 1],
+      ["exp@3", 2],
+    ]);
+    expect(s.worker.published).toHaveLength(2);
+  });
+
+  it("resyncs when the loop goes back to an earlier checkpoint (resume after a worker restart)", async () => {
+    const s = await setup({ max_off_policy_steps: 1 });
+    for (let n = 1; n <= 4; n++) await step(s, n); // syncs before steps 1 and 3
+    s.worker.trainerStep = 1; // the worker reloaded the step-1 checkpoint; the loop redoes step 2
+    expect((await step(s, 2)).split("|")[0]).toBe("exp@1");
+    expect(s.log().map((r) => [r.step, r.version, r.off_policy_steps])).toEqual([
+      [1, "exp@0", 0],
+      [2, "exp@0", 1],
+      [3, "exp@2", 0],
+      [4, "exp@2", 1],
+      [2, "exp@1", 0],
+    ]);
+    // a republished name would be replaced in place: every load asks for it
+    const loads = s.a.calls.filter((c) => c.path === "/v1/load_lora_adapter");
+    expect(loads.map((c) => [c.body.lora_name, c.body.load_inplace])).toEqual([
+      ["exp@0", true],
+      ["exp@2", true],
+      ["exp@1", true],
+    ]);
+  });
+
+  it("a server that cannot load the version is a warning; none at all is an ENDPOINT_ERROR", async () => {
+    const s = await setup({ sync_retries: 0 });
+    s.a.down = true;
+    const err = await step(s, 1).catch((e: unknown) => e);
+    expect(isEnvaceError(err, "ENDPOINT_ERROR")).toBe(true);
+    expect(String((err as Error).message)).toContain("503");
+  });
+});
+
+describe("rollout config", () => {
+  const base = { worker: { init: { size: "xs" } }, tasks: "t.jsonl" };
+  it("accepts a vllm rollout block with defaults", () => {
+    const c = parseTrainConfig({
+      ...base,
+      rollout: { engine: "vllm", endpoints: [{ base_url: "http://127.0.0.1:8101/v1" }], base_model: "tiny" },
+    });
+    expect(c.rollout).toMatchObject({
+      publish_dir: "published",
+      keep_published: 3,
+      keep_loaded: 2,
+      max_off_policy_steps: 0,
+      sticky: true,
+    });
+  });
+
+  it("names the field on bad input", () => {
+    const bad = (rollout: unknown, extra = {}) => {
+      try {
+        parseTrainConfig({ ...base, ...extra, rollout });
+        return "";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(bad({ engine: "vllm", endpoints: [], base_model: "m" })).toMatch(/rollout\.endpoints/);
+    expect(bad({ engine: "sglang", endpoints: [{ base_url: "http://x/v1" }], base_model: "m" })).toMatch(
+      /rollout\.engine/,
+    );
+    expect(
+      bad({ engine: "vllm", endpoints: [{ base_url: "http://x/v1" }], base_model: "m", run_name: "a@b" }),
+    ).toMatch(/rollout\.run_name/);
+    expect(
+      bad(
+        { engine: "vllm", endpoints: [{ base_url: "http://x/v1" }], base_model: "m" },
+        { shared_model: false },
+      ),
+    ).toMatch(/rollout: vLLM rollouts serve one policy/);
+  });
+
+  it("derives a run name the worker accepts from the output folder", () => {
+    expect(runNameOf("/runs/my run (2)")).toBe("my-run--2-");
+    expect(runNameOf("/runs/@@")).toBe("run");
+    expect(runNameOf("/x/ok.v1")).toBe("ok.v1");
+  });
+});
