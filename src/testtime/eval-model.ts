@@ -1,6 +1,7 @@
 import { EnvaceError } from "../core/errors.js";
 import type { ChatModel } from "../core/model.js";
 import { OpenAIChatModel } from "../engines/openai-chat-model.js";
+import { savedModelDir } from "../engines/saved-model-dir.js";
 import { startWorker } from "../engines/worker-supervisor.js";
 
 export interface EvalModelFlags {
@@ -18,7 +19,7 @@ export async function openEvalModel(
   if (o.checkpoint !== undefined) {
     if (o.endpoint !== undefined)
       throw new EnvaceError("INVALID_CONFIG", "give either --checkpoint or --endpoint, not both");
-    const worker = await startWorker({ model: o.checkpoint });
+    const worker = await startWorker({ model: savedModelDir(o.checkpoint) });
     const model = new OpenAIChatModel({
       baseURL: `${worker.url}/v1`,
       apiKey: worker.apiKey,

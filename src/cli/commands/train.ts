@@ -1,6 +1,8 @@
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import { join } from "node:path";
+import { EnvaceError } from "../../core/errors.js";
+import { latestCheckpoint } from "../../train/checkpoint.js";
 import { loadTrainConfig } from "../../train/config.js";
 import { trainFromConfig } from "../../train/run.js";
 import { stepWarnings } from "../../train/preflight.js";
@@ -27,6 +29,9 @@ export function register(program: Command): void {
     .option("--verbose", "echo the worker's log to stderr")
     .action(async (flags: TrainFlags) => {
       const config = loadTrainConfig(flags.config);
+      if (flags.resume && !latestCheckpoint(flags.out)) {
+        throw new EnvaceError("INVALID_CONFIG", `--resume: no checkpoint in ${flags.out} to resume from`);
+      }
       // Progress on stderr; stdout stays machine-readable for --json.
       const bar = new cliProgress.SingleBar(
         {

@@ -1,0 +1,62 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../mcp/servers.js";
+
+const exec = promisify(execFile);
+const envace = (args: string[]) => exec("npx", ["tsx", "src/cli/main.ts", ...args], { cwd: REPO_ROOT });
+
+describe("envace train refuses runs that would train nothing, before starting a worker", () => {
+  const dir = mkdtempSync(join(tmpdir(), "envace-refusals-"));
+  const tasks = join(dir, "tasks.jsonl");
+  // A task imported from a log and never given checklists: every reward would be 0.
+  writeFileSync(
+    tasks,
+    JSON.stringify({
+      id: "t1",
+      domain: "d",
+      tools: [],
+      user_turns: ["hi"],
+      traces: [
+        {
+          messages: [
+            { role: "user", content: "hi" },
+            { role: "assistant", content: "hello" },
+          ],
+        },
+      ],
+    }) + "\n",
+  );
+  const config = join(dir, "train.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      worker: { init: { size: "xs" } },
+      tasks,
+      mode: "rehearsal",
+      steps: 1,
+      sft: { epochs: 1 },
+    }),
+  );
+
+  it("a task file without checklists", async () => {
+    await expect(envace(["train", "--config", config, "--out", join(dir, "run")])).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /\[INVALID_CONFIG\] no task has a checklist, so every episode's reward is 0/,
+      ),
+    });
+  });
+
+  it("--resume on a directory with no checkpoint", async () => {
+    await expect(
+      envace(["train", "--config", config, "--out", join(dir, "empty"), "--resume"]),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/--resume: no checkpoint in .*empty to resume from/),
+    });
+  });
+});
