@@ -134,7 +134,7 @@ export async function runPaperSuite(
       skip("bench not available in this build");
       continue;
     }
-    if (rehearsal !== undefined && rehearsal !== "none" && part.group !== "tau2") {
+    if (rehearsal !== undefined && rehearsal !== "none" && part.group !== "tau2" && part.group !== "vita") {
       skip(`--rehearsal ${rehearsal} is not implemented for this bench`);
       continue;
     }

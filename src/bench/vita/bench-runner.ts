@@ -7,6 +7,10 @@ import type { VitaClock } from "../../envs/vita/tool-context.js";
 import { LLMVitaAgent, LLMVitaUser, noopAgent, readReplayFile, replayAgent, scriptedUser } from "./agents.js";
 import type { VitaAgent, VitaUser } from "./agents.js";
 import { runVita, type VitaRunSummary } from "./run-vita.js";
+import { RehearsingVitaAgent } from "./rehearsal-agent.js";
+import { rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
+import { openEvalModel } from "../../testtime/eval-model.js";
+import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "../../testtime/types.js";
 import {
   readVitaTasks,
   RUNNABLE_VITA_DOMAINS,
@@ -22,6 +26,14 @@ const model = (baseURL: string, name: string, apiKey?: string) =>
 
 function pair(a: string | undefined, b: string | undefined, flags: string) {
   if ((a === undefined) !== (b === undefined)) throw usage(`${flags} go together`);
+}
+
+/** The user simulator of `--user-endpoint/--user-model` (required for a model agent). */
+function vitaUserFromOptions(o: EvalOptions): VitaUser {
+  pair(o.userEndpoint, o.userModel, "--user-endpoint and --user-model");
+  if (o.userEndpoint === undefined)
+    throw usage("an LLM agent needs a user simulator: --user-endpoint URL --user-model NAME");
+  return new LLMVitaUser(model(o.userEndpoint, o.userModel!, o.apiKey));
 }
 
 /** Agent and user from the flags: an oracle policy runs with the scripted user unless one is given. */
@@ -62,18 +74,29 @@ export function vitaBenchRunner(opts: { clock?: VitaClock } = {}): BenchRunner {
       if (lang !== "en" && lang !== "zh") throw usage(`--lang must be en or zh, not "${lang}"`);
       if (o.split !== undefined) throw usage("VitaBench has no official splits; use --limit");
       pair(o.judgeEndpoint, o.judgeModel, "--judge-endpoint and --judge-model");
-      const roles = vitaRolesFromOptions(o);
+      const flags = o as EvalOptions & RehearsalEvalFlags;
+      const rehearsal = rehearsalFromFlags(flags);
+      const rehearsing = rehearsal.mode !== "none" || flags.checkpoint !== undefined;
+      if (rehearsing && o.policy !== undefined)
+        throw usage("--rehearsal and --checkpoint need a model agent, not --policy");
+      // With rehearsal (or a checkpoint) the agent's model comes from openEvalModel below.
+      const roles = rehearsing ? { agent: undefined, user: vitaUserFromOptions(o) } : vitaRolesFromOptions(o);
       const file = vitaTaskFile(resolveDataDir(o.data), domain, lang);
       let tasks = readVitaTasks(file, domain as "delivery" | "instore");
       if (o.limit !== undefined) tasks = tasks.slice(0, o.limit);
       o.onStart?.(tasks.length * o.trials);
       const judge =
         o.judgeEndpoint !== undefined ? model(o.judgeEndpoint, o.judgeModel!, o.apiKey) : undefined;
+      const opened = rehearsing ? await openEvalModel(flags) : undefined;
+      const rehearsingAgent = opened ? new RehearsingVitaAgent(opened.model, rehearsal) : undefined;
+      const agent = rehearsingAgent ?? roles.agent;
+      if (!agent) throw usage("an agent is needed");
       const summary = await runVita({
         bench: `vita:${domain}`,
         tasks,
         lang,
-        ...roles,
+        agent,
+        user: roles.user,
         ...(judge ? { judge } : {}),
         trials: o.trials,
         ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
@@ -81,8 +104,15 @@ export function vitaBenchRunner(opts: { clock?: VitaClock } = {}): BenchRunner {
         ...(o.dumpDb !== undefined ? { dumpDbDir: o.dumpDb } : {}),
         ...(opts.clock ? { clock: opts.clock } : {}),
         onResult: (_r, done, all) => o.onProgress?.(done, all),
-      });
-      return { ...summary, results: summary.results };
+      }).finally(() => opened?.close());
+      if (!rehearsingAgent) return { ...summary, results: summary.results };
+      const total = emptyRehearsalStats(rehearsal);
+      for (const s of rehearsingAgent.sessions) addRehearsalStats(total, s.stats);
+      return {
+        ...summary,
+        rehearsal: rehearsalReport(total, summary.results.length),
+        results: summary.results,
+      };
     },
   };
 }

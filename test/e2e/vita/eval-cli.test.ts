@@ -183,6 +183,36 @@ describe("envace eval --bench vita:*", () => {
     ]);
   }, 120_000);
 
+  it("--rehearsal parallel:2: the agent rehearses privately before answering and reports the cost", async () => {
+    const agent = await startServer({ handler: () => "Let me check. ###STOP###" });
+    const user = await startServer({ handler: () => "I need a gym near home." });
+    const r = await envace(
+      "--bench",
+      "vita:instore",
+      "--limit",
+      "1",
+      "--endpoint",
+      agent.url,
+      "--model",
+      "a",
+      "--user-endpoint",
+      user.url,
+      "--user-model",
+      "u",
+      "--rehearsal",
+      "parallel:2",
+      "--json",
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as Summary & {
+      rehearsal: { mode: string; n: number; real_calls_during_rehearsal: number };
+    };
+    expect(s.rehearsal).toMatchObject({ mode: "parallel", n: 2, real_calls_during_rehearsal: 0 });
+    expect(agent.requests.length).toBeGreaterThanOrEqual(3); // two rehearsal attempts, then the answer
+    expect(agent.requests.at(-1)!.body.messages[0]!.content).toContain("# Private rehearsal notes");
+    expect(s.results[0]).toMatchObject({ termination: "agent_stop" });
+  }, 120_000);
+
   it("refuses unported domains and bad flags with usage errors", async () => {
     const ota = await envace("--bench", "vita:ota", "--policy", "noop");
     expect(ota.code).toBe(2);

@@ -1,0 +1,40 @@
+/** VitaBench's agent with test-time rehearsal, on a scripted model. */
+import { describe, expect, it } from "vitest";
+import type { ChatModel, ChatRequest } from "../../../src/core/model.js";
+import { RehearsingVitaAgent } from "../../../src/bench/vita/rehearsal-agent.js";
+import { readVitaTasks } from "../../../src/bench/vita/tasks.js";
+import { VitaEnvironment } from "../../../src/envs/vita/environment.js";
+import { MEMORY_HEADER } from "../../../src/testtime/memory-view.js";
+
+const FILE = new URL("../../../../shared/data/vitabench/instore/tasks_en.json", import.meta.url).pathname;
+const task = readVitaTasks(FILE, "instore")[0]!;
+
+describe("RehearsingVitaAgent", () => {
+  it("rehearses privately when the user speaks, then answers with the memory in its system message", async () => {
+    const seen: ChatRequest[] = [];
+    const model: ChatModel = {
+      name: "scripted",
+      async chat(req) {
+        seen.push(req);
+        return {
+          samples: [{ text: "Which gym do you prefer?", finishReason: "stop" }],
+          usage: { promptTokens: 10, completionTokens: 5 },
+        };
+      },
+    };
+    const agent = new RehearsingVitaAgent(model, { mode: "parallel", n: 2, memory: "digest", scope: "turn" });
+    const tools = new VitaEnvironment("instore", task.environment).tools();
+    const session = agent.start(task, tools, "en");
+    const reply = await session.next([
+      { role: "assistant", content: "Hello, how can I help you?" },
+      { role: "user", content: "I want a gym near home." },
+    ]);
+    expect(reply).toEqual({ content: "Which gym do you prefer?", toolCalls: [] });
+    const final = seen[seen.length - 1]!;
+    expect(final.messages[0]!.content).toContain("- Current time: 2025-11-06 14:30:00 Thursday");
+    expect(final.messages[0]!.content).toContain(MEMORY_HEADER);
+    expect(final.tools).toHaveLength(24);
+    expect(seen.length).toBeGreaterThan(1); // the rehearsal attempts came first
+    expect(agent.sessions[0]!.stats.attempts).toBe(2);
+  });
+});
