@@ -30,6 +30,8 @@ export {
 export type { RubricEvaluation, RubricState, RubricVerdict } from "./rubric-judge.js";
 export { DEFAULT_MAX_STEPS, GREETING, runVitaEpisode } from "./run-episode.js";
 export type { VitaEpisode, VitaTermination } from "./run-episode.js";
+export { RehearsingVitaAgent } from "./rehearsal-agent.js";
+export type { VitaRehearsalSession } from "./rehearsal-agent.js";
 export { runVita } from "./run-vita.js";
 export type { VitaRunOptions, VitaRunSummary, VitaTrialResult } from "./run-vita.js";
 export { readVitaTasks, RUNNABLE_VITA_DOMAINS, VITA_DOMAINS, vitaTaskFile } from "./tasks.js";
