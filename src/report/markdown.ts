@@ -46,6 +46,23 @@ export function resultsMarkdown(r: DemoResults): string {
       " with the task's own answers in the prompt (a copying test), and on calls whose answers no prompt showed" +
       " (held-out recorded calls with other tasks' logs as evidence, and the policy's own calls).",
   ];
+  if (g.per_seed && g.per_seed.length > 1) {
+    out.push(
+      "",
+      "## SFT gate per seed",
+      "",
+      "| seed | first-call copy | fidelity (unseen calls) | fidelity (answers in prompt) | SFT success, env-less | flawed log traces | gate |",
+      "|---|---|---|---|---|---|---|",
+    );
+    const p1 = (x: number | undefined) => (x === undefined ? "–" : (100 * x).toFixed(1));
+    for (const s of g.per_seed) {
+      out.push(
+        `| ${s.seed} | ${p1(s.first_call_copy)} | ${p1(s.fidelity_unseen)} | ${p1(s.fidelity)} | ${p1(
+          s.envless_success,
+        )} | ${p1(s.flawed_traces)} | ${s.passed ? "passed" : "NOT met"} |`,
+      );
+    }
+  }
   if (r.testtime.length > 0) {
     out.push(
       "",

@@ -78,6 +78,27 @@ describe("report", () => {
     expect(html).toContain('id="co-adaptation-gap"');
   });
 
+  it("lists the SFT gate per seed when there are several", () => {
+    const { results } = makeDemoRunDir();
+    const seed = (n: number, passed: boolean) => ({
+      seed: n,
+      first_call_copy: 0.97,
+      fidelity: 0.9,
+      fidelity_unseen: passed ? 0.7 : 0.4,
+      passed,
+      envless_success: 0.55,
+      flawed_traces: 0.45,
+    });
+    const md = resultsMarkdown({
+      ...results,
+      sft_gate: { ...results.sft_gate, seeds_passed: 1, per_seed: [seed(0, true), seed(1, false)] },
+    });
+    expect(md).toContain("Passed on 1 of 2 seed(s)");
+    expect(md).toContain("| 0 | 97.0 | 70.0 | 90.0 | 55.0 | 45.0 | passed |");
+    expect(md).toContain("| 1 | 97.0 | 40.0 | 90.0 | 55.0 | 45.0 | NOT met |");
+    expect(resultsMarkdown(results)).not.toContain("SFT gate per seed");
+  });
+
   it("renders the table with every arm", () => {
     const { results } = makeDemoRunDir();
     const md = resultsMarkdown(results);
