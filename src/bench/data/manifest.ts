@@ -128,6 +128,13 @@ function bfclFiles(): DataFile[] {
     ),
     ...BFCL_FUNC_DOCS.map((d) => at(`multi_turn_func_doc/${d}.json`)),
     ...BFCL_MEMORY_PREREQS.map((m) => at(`memory_prereq_conversation/memory_${m}.json`)),
+    // The long-context padding is Python constants upstream; src/envs/bfcl/long-context.ts reads
+    // its literals (nothing is executed).
+    {
+      ...GORILLA,
+      path: "berkeley-function-call-leaderboard/bfcl_eval/eval_checker/multi_turn_eval/func_source_code/long_context.py",
+      dest: "bfcl/long_context.py",
+    },
   ];
 }
 

@@ -16,6 +16,7 @@ import { withTau2Rehearsal } from "../../bench/tau2/rehearsal-bench.js";
 import { vitaBenchRunner } from "../../bench/vita/bench-runner.js";
 import { finmcpBenchRunner } from "../../bench/finmcp/bench-runner.js";
 import { suiteBenchRunner } from "../../bench/suite/paper-suite.js";
+import { bfclBenchRunner, formatBfclSummary } from "../../bench/bfcl/bench-runner.js";
 
 // Built-in benches: one line each (toolworld, bfcl, … register here too).
 const loadTau2 = (name: string, dataRoot: string) => loadTau2Domain(name as Tau2DomainName, dataRoot);
@@ -27,6 +28,7 @@ registerBench("tasks", tasksBenchRunner());
 registerBench("vita", vitaBenchRunner());
 registerBench("finmcp", finmcpBenchRunner());
 registerBench("suite", suiteBenchRunner(getBench));
+registerBench("bfcl", bfclBenchRunner());
 
 /** Exit code for bad command-line input (unknown bench, missing endpoint, unknown split). */
 export const USAGE_EXIT_CODE = 2;
@@ -94,7 +96,15 @@ export function register(program: Command): void {
     )
     .option("--rehearsal-budget <n>", "total rehearsal tokens per episode", positiveInt("--rehearsal-budget"))
     .option("--rehearsal-prompt <variant>", "rehearsal prompt as in training: full | compact")
+    .option(
+      "--rehearsal-user-replies <n>",
+      "τ²: imagined user replies an attempt goes on through, the user's own tool results imagined too (default 2 on tau2:telecom, else 0)",
+    )
     .option("--checkpoint <dir>", "a saved model directory, served by a worker started for this run")
+    .option(
+      "--bfcl-mode <mode>",
+      "bfcl with a model: fc (native tool calls, default) | prompting (Python call text)",
+    )
     .option("--json", "print one JSON object on stdout")
     .action(async (o: EvalCliOptions) => {
       process.exitCode = await runEval(o);
@@ -144,7 +154,10 @@ async function runEval(o: EvalCliOptions): Promise<number> {
   }
   bar.stop();
   if (o.json) process.stdout.write(JSON.stringify(summary) + "\n");
-  else process.stdout.write(humanSummary(summary));
+  else
+    process.stdout.write(
+      summary.bench.startsWith("bfcl") ? formatBfclSummary(summary) : humanSummary(summary),
+    );
   return 0;
 }
 

@@ -237,3 +237,19 @@ export function text(v: PyValue, what = "argument"): string {
   if (typeof v === "string") return v;
   throw typeError(`${what} must be str, not ${pyType(v)}`);
 }
+
+/** `json.dumps(v, indent=n)` (Python's item separator `,` and key separator `: `). */
+export function jsonDumpsIndent(v: PyValue, indent: number, level = 0): string {
+  const pad = " ".repeat(indent * (level + 1));
+  const end = " ".repeat(indent * level);
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "[]";
+    return `[\n${v.map((x) => pad + jsonDumpsIndent(x, indent, level + 1)).join(",\n")}\n${end}]`;
+  }
+  if (pyType(v) === "dict") {
+    const entries = dictEntries(v as PyDict);
+    if (entries.length === 0) return "{}";
+    return `{\n${entries.map(([k, x]) => `${pad}${jsonDumps(k)}: ${jsonDumpsIndent(x, indent, level + 1)}`).join(",\n")}\n${end}}`;
+  }
+  return jsonDumps(v);
+}

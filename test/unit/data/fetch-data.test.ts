@@ -40,7 +40,9 @@ describe("data manifest", () => {
         .sort();
       // The shared copy of VitaBench holds only the English delivery and in-store tasks (the others
       // are too large to be copied there); the fetch gets all four domains in both languages.
-      if (bench === "vitabench") expect(manifest).toEqual(expect.arrayContaining(expected));
+      // The shared BFCL copy lacks upstream's long-context padding (long_context.py); the fetch gets it.
+      if (bench === "vitabench" || bench === "bfcl")
+        expect(manifest).toEqual(expect.arrayContaining(expected));
       else expect(manifest).toEqual(expected);
     }
   });

@@ -1,0 +1,107 @@
+import { EnvaceError } from "../../core/errors.js";
+import { resolveDataDir } from "../data-dir.js";
+import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
+import { readBfclReplay } from "./replay-file.js";
+import { bfclDirOf, resolveCategories, runBfcl, type BfclPolicy } from "./run-bfcl.js";
+import { OVERALL_WEIGHTS } from "./score.js";
+import type { BfclMode } from "./model-handler.js";
+
+const usage = (msg: string) => new EnvaceError("INVALID_CONFIG", msg);
+
+/** Options `envace eval` passes beyond the shared ones. */
+type BfclEvalOptions = EvalOptions & { bfclMode?: string; rehearsal?: string };
+
+function policyFrom(o: BfclEvalOptions): BfclPolicy {
+  if (o.policy !== undefined && o.endpoint !== undefined)
+    throw usage("give either --policy or --endpoint/--model, not both");
+  if (o.policy === "gold") return { kind: "gold" };
+  if (o.policy?.startsWith("replay:") && o.policy.length > "replay:".length) {
+    return { kind: "replay", lines: readBfclReplay(o.policy.slice("replay:".length)) };
+  }
+  if (o.policy !== undefined) throw usage(`unknown --policy "${o.policy}" for bfcl; use gold or replay:FILE`);
+  if (o.endpoint === undefined || o.model === undefined) {
+    throw usage("an agent is needed: --policy gold|replay:FILE, or --endpoint URL --model NAME");
+  }
+  const mode = (o.bfclMode ?? "fc") as BfclMode;
+  if (mode !== "fc" && mode !== "prompting")
+    throw usage(`--bfcl-mode must be fc or prompting, got "${String(o.bfclMode)}"`);
+  return {
+    kind: "model",
+    model: { baseURL: o.endpoint, model: o.model, mode, ...(o.apiKey ? { apiKey: o.apiKey } : {}) },
+  };
+}
+
+/** `envace eval --bench bfcl:<category|collection>`: upstream's per-category accuracy, groups and overall. */
+export function bfclBenchRunner(): BenchRunner {
+  return {
+    describe:
+      "BFCL v4: bfcl:all|non_live|live|multi_turn|<category> (e.g. bfcl:simple_python, bfcl:multi_turn_base)",
+    async run(options: EvalOptions): Promise<BenchSummary> {
+      const o = options as BfclEvalOptions;
+      if (o.rehearsal !== undefined && o.rehearsal !== "none") {
+        throw usage(
+          "--rehearsal is not supported on bfcl yet (its multi-turn categories would need a rehearsal handler)",
+        );
+      }
+      if (o.trials !== 1) throw usage("bfcl scores one attempt per entry; --trials must be 1");
+      const categories = resolveCategories(o.variant);
+      const run = await runBfcl({
+        bfclDir: bfclDirOf(resolveDataDir(o.data)),
+        categories,
+        policy: policyFrom(o),
+        concurrency: o.concurrency,
+        ...(o.limit !== undefined ? { limit: o.limit } : {}),
+        ...(o.onStart ? { onStart: o.onStart } : {}),
+        ...(o.onProgress ? { onProgress: (d: number, t: number) => o.onProgress!(d, t) } : {}),
+      });
+      const valid = run.results.filter((r) => r.valid).length;
+      const accuracy = run.results.length === 0 ? 0 : valid / run.results.length;
+      return {
+        bench: `bfcl:${o.variant || "all"}`,
+        tasks: run.results.length,
+        trials: 1,
+        pass_hat_k: { 1: accuracy },
+        reward_mean: accuracy,
+        accuracy,
+        categories: run.categories,
+        summary: run.summary.groups,
+        overall: run.summary.overall,
+        overall_weights: OVERALL_WEIGHTS,
+        not_run: run.not_run,
+        not_run_in_overall: run.summary.not_run,
+        results: run.results.map((r) => ({
+          id: r.id,
+          valid: r.valid,
+          ...(r.error_type ? { error_type: r.error_type } : {}),
+        })),
+      };
+    },
+  };
+}
+
+/** The human-readable report `envace eval` prints for a bfcl run. */
+export function formatBfclSummary(s: BenchSummary): string {
+  const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
+  const lines = [`${s.bench}: ${s.tasks} candidates, accuracy ${pct(s.accuracy as number)}`];
+  const cats = s.categories as Record<string, { accuracy: number; total: number }>;
+  for (const [c, v] of Object.entries(cats))
+    lines.push(`  ${c.padEnd(26)} ${pct(v.accuracy).padStart(8)}  (${v.total})`);
+  lines.push("summary groups:");
+  const groups = s.summary as Record<string, { accuracy: number; complete: boolean }>;
+  for (const [g, v] of Object.entries(groups)) {
+    lines.push(
+      `  ${g.padEnd(26)} ${pct(v.accuracy).padStart(8)}${v.complete ? "" : "  (incomplete: missing categories count 0)"}`,
+    );
+  }
+  lines.push(
+    `overall (Non-Live 10, Live 10, Irrelevance 10, Multi-Turn 30, Agentic 40): ${pct(s.overall as number)}`,
+  );
+  const notRun = s.not_run as Record<string, string>;
+  for (const [c, why] of Object.entries(notRun)) lines.push(`not run: ${c}: ${why}`);
+  const failed = (s.results as Array<{ id: string; valid: boolean; error_type?: string }>).filter(
+    (r) => !r.valid,
+  );
+  for (const r of failed.slice(0, 20)) lines.push(`  ✗ ${r.id}: ${r.error_type}`);
+  if (failed.length > 20) lines.push(`  … and ${failed.length - 20} more (use --json for all)`);
+  return lines.join("\n") + "\n";
+}

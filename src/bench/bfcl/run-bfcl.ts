@@ -1,0 +1,203 @@
+import { join } from "node:path";
+import { mapConcurrent } from "../../core/map-concurrent.js";
+import { EnvaceError } from "../../core/errors.js";
+import { loadLongContext, type LongContextData } from "../../envs/bfcl/long-context.js";
+import { newDict } from "../../envs/bfcl/py-value.js";
+import {
+  COLLECTIONS,
+  isAgentic,
+  isBfclCategory,
+  isMultiTurn,
+  isRelevanceOrIrrelevance,
+  languageOf,
+  type BfclCategory,
+} from "./categories.js";
+import { evaluateAst, evaluateRelevance, type Candidate } from "./evaluate-single-turn.js";
+import { goldCalls } from "./gold.js";
+import { loadCategory, type BfclAnswer, type BfclEntry, type LoadedCategory } from "./load.js";
+import { BfclModel, inferMultiTurn, inferSingleTurn, type BfclModelOptions } from "./model-handler.js";
+import { isEmptyExecuteResponse, multiTurnChecker } from "./multi-turn-checker.js";
+import type { ReplayLine } from "./replay-file.js";
+import { summarize, type BfclSummary, type CategoryScore } from "./score.js";
+
+/** Who answers: the official answers, a file of candidates, or a model endpoint. */
+export type BfclPolicy =
+  { kind: "gold" } | { kind: "replay"; lines: ReplayLine[] } | { kind: "model"; model: BfclModelOptions };
+
+export interface BfclRunOptions {
+  /** The `bfcl/` data folder. */
+  bfclDir: string;
+  categories: BfclCategory[];
+  policy: BfclPolicy;
+  /** Only the first N entries of each category (gold and model policies). */
+  limit?: number;
+  concurrency?: number;
+  onStart?: (total: number) => void;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface BfclResult {
+  id: string;
+  category: BfclCategory;
+  valid: boolean;
+  error_type?: string;
+}
+
+export interface BfclRun {
+  results: BfclResult[];
+  categories: Partial<Record<BfclCategory, CategoryScore>>;
+  summary: BfclSummary;
+  /** Categories asked for that could not run, with the reason. */
+  not_run: Record<string, string>;
+}
+
+/** `bfcl:<name>`: one category or one of upstream's collections (`all`, `live`, `multi_turn`, …). */
+export function resolveCategories(variant: string): BfclCategory[] {
+  const name = variant === "" ? "all" : variant;
+  if (isBfclCategory(name)) return [name];
+  const group = COLLECTIONS[name];
+  if (!group) {
+    throw new EnvaceError(
+      "INVALID_CONFIG",
+      `unknown BFCL category "${name}"; use one of ${Object.keys(COLLECTIONS).join(", ")} or a category such as simple_python, live_multiple, multi_turn_base`,
+    );
+  }
+  return [...group];
+}
+
+interface Job {
+  entry: BfclEntry;
+  answer: BfclAnswer | undefined;
+  /** A replayed candidate; absent for gold and model policies. */
+  replay?: ReplayLine;
+}
+
+/** Why a category cannot be scored here, or undefined when it can. */
+function unsupported(category: BfclCategory, lc: LongContextData | undefined): string | undefined {
+  if (isAgentic(category)) {
+    return "agentic categories (memory, web search) need their memory backends or a live search API, which are not ported";
+  }
+  if (category === "multi_turn_long_context" && !lc) {
+    return "needs bfcl/long_context.py (run `envace data fetch bfcl`)";
+  }
+  return undefined;
+}
+
+function goldCandidate(entry: BfclEntry, answer: BfclAnswer | undefined): Candidate {
+  if (entry.category.includes("irrelevance")) return [];
+  if (isRelevanceOrIrrelevance(entry.category)) {
+    // Relevance only asks for some call; the first function, with no arguments, is one.
+    const d = newDict();
+    d[String(entry.function[0]?.name ?? "f")] = newDict();
+    return [d];
+  }
+  return goldCalls(answer!, entry.function, languageOf(entry.category));
+}
+
+function goldTurns(answer: BfclAnswer): string[][][] {
+  return (answer as string[][]).map((t) => (t.length > 0 ? [t] : []));
+}
+
+export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
+  const lc = loadLongContext(o.bfclDir);
+  const notRun: Record<string, string> = {};
+  const jobs: Job[] = [];
+  const loaded = new Map<BfclCategory, LoadedCategory>();
+  const replayById = new Map<string, ReplayLine[]>();
+  if (o.policy.kind === "replay") {
+    for (const l of o.policy.lines) replayById.set(l.id, [...(replayById.get(l.id) ?? []), l]);
+  }
+  for (const category of o.categories) {
+    const why = unsupported(category, lc);
+    if (why) {
+      notRun[category] = why;
+      continue;
+    }
+    const data = loadCategory(o.bfclDir, category);
+    loaded.set(category, data);
+    let entries = data.entries.map((entry, i) => ({ entry, answer: data.answers?.[i] }));
+    if (o.policy.kind === "replay") {
+      for (const { entry, answer } of entries) {
+        for (const line of replayById.get(entry.id) ?? []) jobs.push({ entry, answer, replay: line });
+      }
+      continue;
+    }
+    if (o.limit !== undefined) entries = entries.slice(0, o.limit);
+    jobs.push(...entries);
+  }
+  if (o.policy.kind === "replay") {
+    const known = new Set(jobs.map((j) => j.replay!.line));
+    const stray = o.policy.lines.filter((l) => !known.has(l.line));
+    if (stray.length > 0 && jobs.length === 0) {
+      throw new EnvaceError(
+        "INVALID_CONFIG",
+        `no replayed id belongs to ${o.categories.join(", ")} (first: ${stray[0]!.id})`,
+      );
+    }
+    // Replay order is file order.
+    jobs.sort((a, b) => a.replay!.line - b.replay!.line);
+  }
+
+  const model = o.policy.kind === "model" ? new BfclModel(o.policy.model) : undefined;
+  o.onStart?.(jobs.length);
+  const results = await mapConcurrent(
+    jobs,
+    model ? (o.concurrency ?? 1) : 1,
+    async (job) => scoreJob(job, o.policy, model, lc),
+    (_r, _i, done) => o.onProgress?.(done, jobs.length),
+  );
+
+  const categories: Partial<Record<BfclCategory, CategoryScore>> = {};
+  for (const category of o.categories) {
+    if (notRun[category]) continue;
+    const mine = results.filter((r) => r.category === category);
+    if (mine.length === 0) {
+      notRun[category] = o.policy.kind === "replay" ? "no replayed candidate for it" : "no entries";
+      continue;
+    }
+    categories[category] = {
+      accuracy: mine.filter((r) => r.valid).length / mine.length,
+      total: mine.length,
+      ran: true,
+    };
+  }
+  return { results, categories, summary: summarize(categories), not_run: notRun };
+}
+
+async function scoreJob(
+  job: Job,
+  policy: BfclPolicy,
+  model: BfclModel | undefined,
+  lc: LongContextData | undefined,
+): Promise<BfclResult> {
+  const { entry, answer } = job;
+  const base = { id: entry.id, category: entry.category };
+  if (isMultiTurn(entry.category)) {
+    let decoded: string[][][];
+    if (policy.kind === "gold") decoded = goldTurns(answer!);
+    else if (job.replay) decoded = "turns" in job.replay ? job.replay.turns : [];
+    else decoded = await inferMultiTurn(model!, entry, lc);
+    // Upstream drops steps that decode to nothing before checking.
+    decoded = decoded.map((turn) => turn.filter((step) => !isEmptyExecuteResponse([step])));
+    const v = multiTurnChecker(decoded, answer as string[][], entry, lc);
+    return v.valid ? { ...base, valid: true } : { ...base, valid: false, error_type: v.error_type! };
+  }
+  let candidate: Candidate;
+  if (policy.kind === "gold") candidate = goldCandidate(entry, answer);
+  else if (job.replay)
+    candidate =
+      "calls" in job.replay
+        ? job.replay.calls
+        : { decodeError: "replay line has turns, entry is single-turn" };
+  else candidate = await inferSingleTurn(model!, entry);
+  const v = isRelevanceOrIrrelevance(entry.category)
+    ? evaluateRelevance(entry.category, candidate)
+    : evaluateAst(entry, answer!, candidate, {
+        underscoreToDot: policy.kind === "model" && policy.model.mode === "fc",
+      });
+  return v.valid ? { ...base, valid: true } : { ...base, valid: false, error_type: v.error_type! };
+}
+
+export function bfclDirOf(dataRoot: string): string {
+  return join(dataRoot, "bfcl");
+}

@@ -1,0 +1,13 @@
+export { Backend, bindArguments, RawResult, REQUIRED } from "./backend.js";
+export type { MethodSpec } from "./backend.js";
+export { BACKEND_CLASSES, createBackend, STATELESS_CLASSES } from "./backends.js";
+export { BackendSession, resultText } from "./executor.js";
+export { loadLongContext, parseLongContext, LONG_CONTEXT_FILE } from "./long-context.js";
+export type { LongContextData } from "./long-context.js";
+export { parseJsonPy } from "./lossless-json.js";
+export { PyRandom } from "./py-random.js";
+export { parseCall, parseCallList, parsePythonLiteral, PythonSyntaxError } from "./python-call-parser.js";
+export type { ParsedCall } from "./python-call-parser.js";
+export { PyFloat, PyTuple, pyEqual, pyRepr, pyType, toPlain, fromPlain } from "./py-value.js";
+export type { PyDict, PyValue } from "./py-value.js";
+export { TRAVEL_TODAY } from "./travel-api.js";
