@@ -1,0 +1,191 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Message } from "../../src/core/messages.js";
+import { OpenAIChatModel } from "../../src/engines/openai-chat-model.js";
+import { VllmRolloutEngine } from "../../src/engines/vllm-engine.js";
+import { startWorker, type WorkerProcess } from "../../src/engines/worker-supervisor.js";
+import { writeTinyCorpus } from "../e2e/engines/corpus.js";
+import { startVllm, vllmAvailable, type VllmServer } from "./vllm-server.js";
+
+/**
+ * Our worker and a real vLLM (CPU) on the same tiny Qwen3 model: train LoRA in the worker, publish,
+ * hot-load into vLLM, and check that vLLM's sampling logprobs equal the worker's teacher-forced
+ * logprobs of the same tokens (|Δ log p| ≤ TOL per token), before and after the update; the full
+ * fine-tuning path reloads the weights from disk between /pause and /resume.
+ * Reuse a running server with ENVACE_VLLM_URL (+ ENVACE_VLLM_MODEL, its model directory).
+ */
+const TOL = 2e-3;
+const SERVED = "tiny";
+const log: string[] = [];
+let dir: string;
+let model: string;
+let vllm: VllmServer | undefined;
+let baseURL: string;
+const workers: WorkerProcess[] = [];
+
+const messages: Message[] = [
+  { role: "system", content: "you help with orders" },
+  { role: "user", content: "cancel order status pending" },
+];
+
+beforeAll(async () => {
+  if (!vllmAvailable() && !process.env.ENVACE_VLLM_URL)
+    throw new Error("vLLM is not installed: run `npm run setup:vllm` first");
+  const c = writeTinyCorpus();
+  dir = c.dir;
+  model = process.env.ENVACE_VLLM_MODEL ?? join(dir, "tiny-s");
+  if (!process.env.ENVACE_VLLM_MODEL) {
+    const py = join(process.cwd(), ".venv", "bin", "python");
+    const r = spawnSync(py, [
+      "-m",
+      "envace_worker",
+      "init-tiny",
+      "--corpus",
+      c.corpus,
+      "--size",
+      "s",
+      "--out",
+      model,
+    ]);
+    if (r.status !== 0) throw new Error(`init-tiny failed: ${r.stderr.toString()}`);
+  }
+  if (process.env.ENVACE_VLLM_URL) baseURL = process.env.ENVACE_VLLM_URL.replace(/\/+$/, "");
+  else {
+    vllm = await startVllm({ model, servedName: SERVED, port: 18101, log: (l) => log.push(l) });
+    baseURL = vllm.baseURL;
+  }
+});
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  await vllm?.stop();
+});
+
+async function worker(loraRank: number): Promise<WorkerProcess> {
+  const w = await startWorker({ model, ...(loraRank ? { loraRank } : {}), port: 0, checkpointRoot: dir });
+  workers.push(w);
+  return w;
+}
+
+/**
+ * vLLM samples a completion (T = 1, seeded) with its logprobs; the worker scores the same tokens
+ * teacher-forced (a PPO forward_backward whose per-sequence ratio is exp(worker − vLLM) per
+ * token), then drops the gradient. Returns the ratio's range and the token ids vLLM used.
+ */
+async function mismatch(w: WorkerProcess, policy: { chat: OpenAIChatModel["chat"] }) {
+  const res = await policy.chat({ messages, temperature: 1, maxTokens: 24, seed: 5 });
+  const s = res.samples[0]!;
+  const prompt = res.promptTokenIds!;
+  const tokenIds = [...prompt, ...s.tokenIds!];
+  const fb = await w.client.forwardBackward({
+    sequences: [
+      {
+        tokenIds,
+        lossMask: tokenIds.map((_, i) => (i >= prompt.length ? 1 : 0)),
+        advantages: tokenIds.map(() => 0),
+        samplingLogprobs: [...prompt.map(() => 0), ...s.logprobs!],
+      },
+    ],
+    loss: { fn: "ppo", temperature: 1 },
+  });
+  await w.client.zeroGrad();
+  const m = fb.sequenceMetrics![0]!;
+  return { min: m.ratioMin!, max: m.ratioMax!, tokens: m.tokens, prompt, completion: s.tokenIds! };
+}
+
+/** One big LoRA/full step on a fixed completion, so the weights move visibly. */
+async function trainStep(w: WorkerProcess, completion: number[], prompt: number[], lr: number) {
+  const tokenIds = [...prompt, ...completion];
+  await w.client.forwardBackward({
+    sequences: [{ tokenIds, lossMask: tokenIds.map((_, i) => (i >= prompt.length ? 1 : 0)) }],
+    loss: { fn: "cross_entropy" },
+  });
+  const o = await w.client.optimStep({ lr });
+  expect(o.skipped).toBeFalsy();
+}
+
+describe("vLLM follows the trainer", () => {
+  it("LoRA: published adapters hot-load and vLLM's logprobs match the worker's, before and after a step", async () => {
+    const w = await worker(4);
+    const engine = new VllmRolloutEngine({ endpoints: [{ baseURL }], baseModel: SERVED });
+    // the chat template renders the same prompt tokens on both sides (token in, token out)
+    const tok = await w.client.tokenize({ messages, addGenerationPrompt: true });
+
+    const t0 = performance.now();
+    const v0 = await w.client.publish("itest", { dir: "published" });
+    const publish0 = (performance.now() - t0) / 1000;
+    const s0 = await engine.sync(v0);
+    expect(s0.failed).toEqual([]);
+    const before = await mismatch(w, engine.policy);
+    expect(before.prompt).toEqual(tok.tokenIds);
+    expect(before.tokens).toBeGreaterThan(0);
+    expect(Math.abs(Math.log(before.min))).toBeLessThan(TOL);
+    expect(Math.abs(Math.log(before.max))).toBeLessThan(TOL);
+
+    await trainStep(w, before.completion, before.prompt, 5e-2);
+    const t1 = performance.now();
+    const v1 = await w.client.publish("itest", { dir: "published" });
+    const publish1 = (performance.now() - t1) / 1000;
+    const s1 = await engine.sync(v1);
+    expect(v1.version).toBe("itest@1");
+    const after = await mismatch(w, engine.policy);
+    expect(Math.abs(Math.log(after.min))).toBeLessThan(TOL);
+    expect(Math.abs(Math.log(after.max))).toBeLessThan(TOL);
+
+    // the adapter really is in use: the base weights disagree with the trained worker
+    const base = new OpenAIChatModel({ baseURL, model: SERVED, returnTokenIds: true, maxRetries: 0 });
+    const stale = await mismatch(w, base);
+    expect(Math.max(Math.abs(Math.log(stale.min)), Math.abs(Math.log(stale.max)))).toBeGreaterThan(10 * TOL);
+    console.log(
+      JSON.stringify({
+        lora: {
+          ratio_before: [before.min, before.max],
+          ratio_after: [after.min, after.max],
+          ratio_base_vs_trained: [stale.min, stale.max],
+          publish_s: [publish0, publish1],
+          load_s: [s0.seconds, s1.seconds],
+        },
+      }),
+    );
+  });
+
+  // Known upstream limitation, pinned so that we notice when it goes away: on vLLM 0.32's CPU
+  // backend an in-place reload from disk (collective_rpc reload_weights between /pause and
+  // /resume) answers 200 and logs "Reloading weights inplace", yet the served logprobs do not
+  // change at all (measured: the same ratio to 1e-9 before and after; its log also says
+  // "ParallelLMHead: Failed to load weights" for the tied head). Full fine-tuning therefore needs
+  // vLLM's weight-transfer endpoints on GPU; on CPU use LoRA.
+  it.fails(
+    "full weights: a published checkpoint reloaded between /pause and /resume changes what vLLM serves",
+    async () => {
+      const w = await worker(0);
+      const engine = new VllmRolloutEngine({ endpoints: [{ baseURL }], baseModel: SERVED });
+      const served = new OpenAIChatModel({ baseURL, model: SERVED, returnTokenIds: true, maxRetries: 0 });
+      const warm = await mismatch(w, served);
+      await trainStep(w, warm.completion, warm.prompt, 1e-3);
+      const stale = await mismatch(w, served); // the server still has the old weights
+      const t0 = performance.now();
+      const v1 = await w.client.publish("full", { dir: "published", keep: 1 });
+      const publishS = (performance.now() - t0) / 1000;
+      expect(v1.format).toBe("full");
+      const s1 = await engine.sync(v1);
+      expect(s1.failed).toEqual([]);
+      const after = await mismatch(w, engine.policy);
+      const spread = (m: { min: number; max: number }) =>
+        Math.max(Math.abs(Math.log(m.min)), Math.abs(Math.log(m.max)));
+      console.log(
+        JSON.stringify({
+          full: {
+            ratio_stale: [stale.min, stale.max],
+            ratio_after: [after.min, after.max],
+            publish_s: publishS,
+            load_s: s1.seconds,
+          },
+        }),
+      );
+      expect(spread(stale)).toBeGreaterThan(10 * TOL); // the step moved the weights visibly
+      expect(spread(after)).toBeLessThan(spread(stale)); // the reload took effect
+    },
+  );
+});

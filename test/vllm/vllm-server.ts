@@ -1,0 +1,87 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * A real vLLM OpenAI server for the integration tests (`npm run test:vllm`), from `.venv-vllm`
+ * (`npm run setup:vllm`). LoRA runtime updates and the dev routes (pause/resume/collective_rpc)
+ * are on; logprobs are after temperature (`processed_logprobs`), as the trainer computes them.
+ */
+export interface VllmServer {
+  url: string;
+  baseURL: string;
+  stop(): Promise<void>;
+}
+
+export const VLLM_PYTHON =
+  process.env.ENVACE_VLLM_PYTHON ?? join(process.cwd(), ".venv-vllm", "bin", "python");
+
+export function vllmAvailable(): boolean {
+  return existsSync(VLLM_PYTHON) && spawnSync(VLLM_PYTHON, ["-c", "import vllm"]).status === 0;
+}
+
+export async function startVllm(opts: {
+  model: string;
+  servedName: string;
+  port: number;
+  log: (line: string) => void;
+  startupMs?: number;
+}): Promise<VllmServer> {
+  const args = [
+    "-m",
+    "vllm.entrypoints.openai.api_server",
+    "--model",
+    opts.model,
+    "--served-model-name",
+    opts.servedName,
+    "--dtype",
+    "float32",
+    "--max-model-len",
+    "512",
+    "--enable-lora",
+    "--max-lora-rank",
+    "8",
+    "--max-loras",
+    "2",
+    "--logprobs-mode",
+    "processed_logprobs",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(opts.port),
+  ];
+  const child: ChildProcess = spawn(VLLM_PYTHON, args, {
+    env: {
+      ...process.env,
+      VLLM_ALLOW_RUNTIME_LORA_UPDATING: "1",
+      VLLM_SERVER_DEV_MODE: "1",
+      VLLM_CPU_KVCACHE_SPACE: "1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group: stop() ends the engine core process too
+  });
+  const onData = (b: Buffer) => b.toString().split("\n").filter(Boolean).forEach(opts.log);
+  child.stdout!.on("data", onData);
+  child.stderr!.on("data", onData);
+  const url = `http://127.0.0.1:${opts.port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.pid === undefined) return;
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    process.kill(-child.pid, "SIGTERM");
+    const t = setTimeout(() => child.pid && process.kill(-child.pid, "SIGKILL"), 20_000);
+    await exited;
+    clearTimeout(t);
+  };
+  const deadline = Date.now() + (opts.startupMs ?? 480_000);
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`vLLM exited with ${child.exitCode} before serving`);
+    try {
+      if ((await fetch(`${url}/v1/models`)).ok) return { url, baseURL: `${url}/v1`, stop };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  await stop();
+  throw new Error(`vLLM did not serve ${url} within ${(opts.startupMs ?? 480_000) / 1000} s`);
+}
