@@ -32,6 +32,8 @@ describe("parseYamlSafe", () => {
     expect(refused("? \n".repeat(400))).toBe(true);
     expect(refused("? ".repeat(400))).toBe(true);
     expect(refused("a: {b: ? c}\n")).toBe(true);
+    expect(refused("{a: 1}: x\n")).toBe(true);
+    expect(refused("[[[1]]] : x\n")).toBe(true);
     expect(refused("x: " + "[".repeat(100) + "]".repeat(100))).toBe(true);
     const laughs = ["a: &a [x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 12; i++)
@@ -41,7 +43,7 @@ describe("parseYamlSafe", () => {
           .join(", ")}]`,
       );
     expect(refused(laughs.join("\n"))).toBe(true);
-    expect(refused("k: v\n".repeat(300_000))).toBe(true); // over the size limit
+    expect(refused("k: v\n".repeat(60_000))).toBe(true); // over the size limit
     expect(refused("a: [1, 2\n")).toBe(true);
     expect(refused("a: 1\na: 2\n")).toBe(true); // duplicate keys are a mistake in a config
   });
@@ -54,9 +56,21 @@ describe("parseYamlSafe", () => {
     });
   });
 
-  it("stays linear on long documents and on long runs of `? `", () => {
+  it("reads a document at the size limit; one past it is refused before any parsing", () => {
+    // the yaml composer itself is superlinear in mapping entries (16k keys: ~5 s): the cap bounds it
     const lines = (n: number) => Array.from({ length: n }, (_, i) => `k${i}: [v, {w: ${i}}]`).join("\n");
-    expect(growthRatio((t) => parseYamlSafe(t, "l.yaml"), lines, 250, 8, 3)).toBeLessThan(24);
+    expect(Object.keys(parseYamlSafe(lines(900), "big.yaml") as object)).toHaveLength(900); // 1800 pairs
+    expect(refused(lines(1100))).toBe(true); // over 2000 pairs
+    expect(refused("k: v\n".repeat(20_000))).toBe(true); // over 64 KiB
+    expect(growthRatio(refused, (k) => lines(k * 1000), 4, 8, 3)).toBeLessThan(4); // refused by length alone
+  });
+
+  it("refuses hostile inputs in time linear in their length", () => {
     expect(growthRatio(refused, (n) => "a:\n" + "? ".repeat(n), 2_000)).toBeLessThan(24);
+    // thousands of syntax errors on one line (took 13 s for 60 kB before the CST check)
+    // 4× the input (15k → 60k characters, under the size cap): linear ≈ 4, quadratic ≈ 16
+    const garbled = (n: number) => '{"name": "f", "arguments": {}}'.repeat(n);
+    expect(growthRatio(refused, garbled, 500, 4, 5)).toBeLessThan(10);
+    expect(growthRatio(refused, (n) => ":\n\n".repeat(n), 5_000, 4, 5)).toBeLessThan(10);
   });
 });
