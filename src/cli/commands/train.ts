@@ -1,4 +1,3 @@
-import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import { join } from "node:path";
 import { EnvaceError } from "../../core/errors.js";
@@ -6,6 +5,8 @@ import { latestCheckpoint } from "../../train/checkpoint.js";
 import { loadTrainConfig } from "../../train/config.js";
 import { trainFromConfig } from "../../train/run.js";
 import { stepWarnings } from "../../train/preflight.js";
+import { writeRunInfo } from "../../train/run-info.js";
+import { trainProgress } from "../train-progress.js";
 
 interface TrainFlags {
   config: string;
@@ -23,7 +24,11 @@ export function register(program: Command): void {
       "Train the policy with role-wise GRPO (world rehearsal, a frozen simulator, or real environments)",
     )
     .requiredOption("--config <file>", "training config (YAML or JSON); see examples/")
-    .option("--out <dir>", "output folder: metrics.jsonl and checkpoints/", "runs/train")
+    .option(
+      "--out <dir>",
+      "output folder: metrics.jsonl, checkpoints/, config.resolved.json, runs.jsonl (version, commit, start)",
+      "runs/train",
+    )
     .option("--resume", "continue from the latest checkpoint in --out")
     .option("--json", "print a final summary object on stdout")
     .option("--verbose", "echo the worker's log to stderr")
@@ -32,18 +37,10 @@ export function register(program: Command): void {
       if (flags.resume && !latestCheckpoint(flags.out)) {
         throw new EnvaceError("INVALID_CONFIG", `--resume: no checkpoint in ${flags.out} to resume from`);
       }
-      // Progress on stderr; stdout stays machine-readable for --json.
-      const bar = new cliProgress.SingleBar(
-        {
-          stream: process.stderr,
-          format: "train |{bar}| step {value}/{total} | reward {reward} | {status}",
-          hideCursor: false,
-        },
-        cliProgress.Presets.shades_classic,
-      );
-      bar.start(config.steps, 0, { reward: "-", status: "starting worker" });
+      writeRunInfo(flags.out, config);
+      // Progress on stderr (a bar on a terminal, plain lines otherwise); stdout stays for --json.
+      const progress = trainProgress(config.steps);
       // A step that changed no weights is warned about; a run where no step did fails.
-      const warn = (msg: string) => void process.stderr.write(`\nwarning: ${msg}\n`);
       const trainedRoles = { act: config.roles.act === "train", rehearse: config.roles.rehearse === "train" };
       let trainedSteps = 0;
       let summary;
@@ -51,23 +48,19 @@ export function register(program: Command): void {
         summary = await trainFromConfig(config, {
           outDir: flags.out,
           resume: flags.resume === true,
-          onSftStep: (s) =>
-            bar.update({ status: `sft warm-up ${s.step}/${s.steps} loss ${s.loss.toFixed(3)}` }),
-          onEpisode: (done, total) => bar.update({ status: `episodes ${done}/${total}` }),
-          onWarning: warn,
+          onSftStep: (s) => progress.sftStep(s),
+          onEpisode: (done, total) => progress.episode(done, total),
+          onWarning: (w) => progress.warn(w),
           onStep: (m) => {
             const check = stepWarnings(m, trainedRoles);
             if (check.trained) trainedSteps++;
-            check.warnings.forEach(warn);
-            bar.update(m.step, {
-              reward: m.reward_mean === null ? "-" : m.reward_mean.toFixed(3),
-              status: m.eval ? `eval success ${(m.eval.success_rate * 100).toFixed(0)}%` : "",
-            });
+            progress.step(m);
+            check.warnings.forEach((w) => progress.warn(w));
           },
           ...(flags.verbose ? { onWorkerLog: (l: string) => process.stderr.write(`[worker] ${l}\n`) } : {}),
         });
       } finally {
-        bar.stop();
+        progress.stop();
       }
       if (flags.json) process.stdout.write(JSON.stringify(summary) + "\n");
       const ran = summary.last_step - summary.first_step + 1;

@@ -166,6 +166,16 @@ describe("your own world: a log of MCP sessions becomes tasks you can check, tra
       .split("\n")
       .map((l) => JSON.parse(l) as StepMetrics);
     expect(steps.map((m) => m.step)).toEqual([1, 2]);
+    // Readable and repeatable: plain progress lines (stderr is not a terminal), the resolved config
+    // and how the run was made.
+    expect(train.stderr).toMatch(
+      /^step 1\/2 reward \S+ success \S+ rows act \d+ rehearse \d+ tokens act \d+/m,
+    );
+    expect(train.stderr).toMatch(/^sft 1\/\d+ loss /m);
+    const resolved = JSON.parse(readFileSync(join(out, "config.resolved.json"), "utf8")) as { tasks: string };
+    expect(resolved.tasks).toBe(tasks);
+    const info = JSON.parse(readFileSync(join(out, "runs.jsonl"), "utf8")) as { git_commit: string | null };
+    expect(info.git_commit).toMatch(/^[0-9a-f]{40}$/);
     // Rehearsal: no step touched the MCP server; both roles produced rows.
     expect(steps.every((m) => m.env_calls === 0)).toBe(true);
     expect(steps.reduce((a, m) => a + m.rows.act, 0)).toBeGreaterThan(0);
@@ -182,7 +192,7 @@ describe("your own world: a log of MCP sessions becomes tasks you can check, tra
           "--bench",
           `tasks:${tasks}`,
           "--checkpoint",
-          join(summary.final_checkpoint!, "model"),
+          summary.final_checkpoint!, // a step-K/ checkpoint, as train writes it
           "--json",
         ])
       ).stdout,
