@@ -216,5 +216,20 @@ export type {
 } from "./testtime/index.js";
 export { toolworldBenchRunner } from "./bench/toolworld/index.js";
 export type { ToolworldSummary, ToolworldTrialResult } from "./bench/toolworld/index.js";
+export {
+  bfclBenchRunner,
+  runBfcl,
+  loadCategory as loadBfclCategory,
+  astChecker as bfclAstChecker,
+  multiTurnChecker as bfclMultiTurnChecker,
+  summarize as bfclSummarize,
+} from "./bench/bfcl/index.js";
+export type { BfclCategory, BfclEntry, BfclRun, BfclRunOptions, BfclPolicy } from "./bench/bfcl/index.js";
+export {
+  BackendSession as BfclBackendSession,
+  parseCallList,
+  parsePythonLiteral,
+  PyRandom,
+} from "./envs/bfcl/index.js";
 export { playTurn } from "./rollout/index.js";
 export type { TurnOutcome } from "./rollout/index.js";
