@@ -13,7 +13,21 @@ const ENDINGS: Record<RehearsalAttempt["end"], string> = {
   max_steps: "cut off: too many model calls",
   model_error: "stopped: model error",
   budget: "stopped: rehearsal token budget spent",
+  user_stop: "the imagined user ended the conversation",
+  max_user_steps: "cut off: the imagined user kept using tools",
 };
+
+function callLine(c: RehearsalAttempt["calls"][number], maxResultChars: number, who = ""): string {
+  const args = JSON.stringify(c.call.arguments);
+  const tag = c.ok
+    ? "->"
+    : c.source === "validation"
+      ? "-> INVALID CALL:"
+      : c.parseError
+        ? "-> UNREADABLE IMAGINED RESULT:"
+        : "-> ERROR:";
+  return `- ${who}${c.call.name} ${args} ${tag} ${clip(c.result, maxResultChars)}`;
+}
 
 function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -23,19 +37,21 @@ function clip(text: string, max: number): string {
 /** One attempt as lines: each call with its imagined result or error, then how it ended. */
 export function digestAttempt(a: RehearsalAttempt, maxResultChars = 300): string {
   const lines = [`Attempt ${a.index + 1} (${ENDINGS[a.end]}):`];
-  for (const c of a.calls) {
-    const args = JSON.stringify(c.call.arguments);
-    const tag = c.ok
-      ? "->"
-      : c.source === "validation"
-        ? "-> INVALID CALL:"
-        : c.parseError
-          ? "-> UNREADABLE IMAGINED RESULT:"
-          : "-> ERROR:";
-    lines.push(`- ${c.call.name} ${args} ${tag} ${clip(c.result, maxResultChars)}`);
+  if (a.turns) {
+    // the attempt went on past the reply: both sides in order, the user's part marked as imagined
+    for (const t of a.turns) {
+      const who = t.side === "user" ? "user (imagined) calls " : "";
+      for (const c of t.calls) lines.push(callLine(c, maxResultChars, who));
+      if (t.text !== undefined)
+        lines.push(
+          `- ${t.side === "user" ? "user (imagined) says" : "reply"}: ${clip(t.text, maxResultChars)}`,
+        );
+    }
+  } else {
+    for (const c of a.calls) lines.push(callLine(c, maxResultChars));
+    if (a.calls.length === 0) lines.push("- no tool calls");
+    if (a.reply !== undefined) lines.push(`- reply: ${clip(a.reply, maxResultChars)}`);
   }
-  if (a.calls.length === 0) lines.push("- no tool calls");
-  if (a.reply !== undefined) lines.push(`- reply: ${clip(a.reply, maxResultChars)}`);
   if (a.error && a.end !== "budget") lines.push(`- error: ${clip(a.error, 200)}`);
   return lines.join("\n");
 }

@@ -16,6 +16,8 @@ export interface RehearsalEvalFlags {
   rehearsalBudget?: number;
   /** Rehearsal prompt as in training: `full` | `compact` (default full). */
   rehearsalPrompt?: string;
+  /** τ²: imagined user replies an attempt may go on through (a non-negative integer; default the bench's). */
+  rehearsalUserReplies?: number | string;
   /** A saved model directory, run through the worker (instead of --endpoint/--model). */
   checkpoint?: string;
 }
@@ -30,10 +32,21 @@ export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
       `--rehearsal-prompt must be full or compact, got "${promptVariant}"`,
     );
   }
-  if (mode === "none" && (o.memory !== undefined || o.rehearsalScope !== undefined)) {
+  if (
+    mode === "none" &&
+    (o.memory !== undefined || o.rehearsalScope !== undefined || o.rehearsalUserReplies !== undefined)
+  ) {
     throw new EnvaceError(
       "INVALID_CONFIG",
-      "--memory and --rehearsal-scope need --rehearsal parallel:N or sequential:N",
+      "--memory, --rehearsal-scope and --rehearsal-user-replies need --rehearsal parallel:N or sequential:N",
+    );
+  }
+  const raw = o.rehearsalUserReplies;
+  const userReplies = raw === undefined ? undefined : /^\d+$/.test(String(raw).trim()) ? Number(raw) : NaN;
+  if (userReplies !== undefined && !Number.isSafeInteger(userReplies)) {
+    throw new EnvaceError(
+      "INVALID_CONFIG",
+      `--rehearsal-user-replies must be a non-negative integer, got "${String(o.rehearsalUserReplies)}"`,
     );
   }
   return {
@@ -44,5 +57,6 @@ export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
     ...(o.rehearsalMaxTokens !== undefined ? { maxTokensPerAttempt: o.rehearsalMaxTokens } : {}),
     ...(o.rehearsalBudget !== undefined ? { tokenBudget: o.rehearsalBudget } : {}),
     ...(promptVariant ? { promptVariant } : {}),
+    ...(userReplies !== undefined ? { userReplies } : {}),
   };
 }

@@ -4,6 +4,7 @@ export type {
   RehearsalScope,
   RehearsalOptions,
   RehearsalAttempt,
+  RehearsalTurn,
   AttemptEnd,
   RehearsalStats,
 } from "./types.js";

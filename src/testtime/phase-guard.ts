@@ -15,6 +15,8 @@ export class RehearsalPhase {
   userCalls = 0;
   /** Real calls that passed the guard (the committed run's), where the guard counts them. */
   committedCalls = 0;
+  /** The user's own tool calls that passed a guard (τ² dual control: the committed run's). */
+  committedUserCalls = 0;
 
   get active(): boolean {
     return this.depth > 0;

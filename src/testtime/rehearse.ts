@@ -2,7 +2,7 @@ import type { Message } from "../core/messages.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
 import { digestAttempts } from "./digest.js";
-import { imagineAttempt } from "./imagine.js";
+import { imagineAttempt, type ImagineInput } from "./imagine.js";
 import { memoryNote, revisionNote } from "./memory-view.js";
 import { meteredModel, type MeterLimits } from "./metered-model.js";
 import { summarizeAttempts } from "./summary.js";
@@ -20,6 +20,11 @@ export interface RehearseInput {
   /** Counters the rehearsal adds to (shared across an episode's turns, so the budget is too). */
   stats: RehearsalStats;
   signal?: AbortSignal;
+  /**
+   * Plays one attempt (default `imagineAttempt`). A bench whose attempts go on past the actor's
+   * reply (τ²: an imagined user answers) passes its own; it gets the same metered policy.
+   */
+  imagine?: (input: ImagineInput, index: number) => Promise<RehearsalAttempt>;
 }
 
 export interface Rehearsal {
@@ -52,8 +57,9 @@ export async function rehearse(input: RehearseInput): Promise<Rehearsal> {
     ...(o.tokenBudget !== undefined ? { tokenBudget: o.tokenBudget } : {}),
     defaultMaxTokens: o.maxTokensPerCall ?? 512,
   };
+  const imagine = input.imagine ?? imagineAttempt;
   const attemptAt = (index: number, note?: string) =>
-    imagineAttempt(
+    imagine(
       {
         policy: meteredModel(input.policy, input.stats, limits),
         task: input.task,

@@ -32,6 +32,12 @@ export interface RehearsalOptions {
   summaryMaxTokens?: number;
   /** The memory note is cut to this many characters (default 4000). */
   maxMemoryChars?: number;
+  /**
+   * Benches with a user simulator (τ²): how many imagined user replies an attempt may go on
+   * through after the actor's reply; the user's own tool calls are rehearsed too (default: the
+   * bench's; τ² gives 2 to dual-control domains, 0 to the others).
+   */
+  userReplies?: number;
 }
 
 /** How an imagined attempt ended. */
@@ -47,7 +53,21 @@ export type AttemptEnd =
   | "judge_malformed"
   | "max_steps"
   | "model_error"
-  | "budget";
+  | "budget"
+  | "user_stop"
+  | "max_user_steps";
+
+/**
+ * One side's part of an attempt that went on past the actor's reply (τ² dual control: the
+ * imagined user answers, using its own tools, whose results are rehearsed as well).
+ */
+export interface RehearsalTurn {
+  side: "agent" | "user";
+  /** That side's calls, each with its rehearsed result (or validation/parse error). */
+  calls: ToolCallRecord[];
+  /** What the side said at the end of its part: the actor's reply, the user's answer. */
+  text?: string;
+}
 
 /** One imagined attempt: what the actor did and what it imagined the tools returned. */
 export interface RehearsalAttempt {
@@ -58,6 +78,8 @@ export interface RehearsalAttempt {
   /** The final text to the user, when the attempt replied. */
   reply?: string;
   error?: string;
+  /** Set when the attempt went on past the actor's reply: both sides' parts in order (`calls` keeps the actor's). */
+  turns?: RehearsalTurn[];
 }
 
 /** Cost and safety counters of all rehearsal in one episode (or one `rehearseThenCommit` series). */
@@ -79,8 +101,10 @@ export interface RehearsalStats {
   summaryFallbacks: number;
   /** Real environment calls attempted while a rehearsal was running: must be 0 (they are refused). */
   realCallsDuringRehearsal: number;
-  /** User-simulator calls attempted while a rehearsal was running: must be 0. */
+  /** Calls to the real user session attempted while a rehearsal was running: must be 0. */
   userCallsDuringRehearsal: number;
+  /** Calls to an imagined user (a separate user-simulator session over the imagined conversation). */
+  imaginedUserCalls: number;
 }
 
 export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
@@ -98,6 +122,7 @@ export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
     summaryFallbacks: 0,
     realCallsDuringRehearsal: 0,
     userCallsDuringRehearsal: 0,
+    imaginedUserCalls: 0,
   };
 }
 
@@ -117,6 +142,7 @@ export function addRehearsalStats(a: RehearsalStats, b: RehearsalStats): Rehears
   a.summaryFallbacks += b.summaryFallbacks;
   a.realCallsDuringRehearsal += b.realCallsDuringRehearsal;
   a.userCallsDuringRehearsal += b.userCallsDuringRehearsal;
+  a.imaginedUserCalls += b.imaginedUserCalls;
   return a;
 }
 
@@ -128,6 +154,7 @@ export interface RehearsalReport {
   scope: string;
   real_calls_during_rehearsal: number;
   user_calls_during_rehearsal: number;
+  imagined_user_calls: number;
   tokens: RehearsalStats["tokens"];
   calls: RehearsalStats["calls"];
   attempts: number;
@@ -143,6 +170,7 @@ export function rehearsalReport(total: RehearsalStats, episodes: number): Rehear
     scope: total.scope,
     real_calls_during_rehearsal: total.realCallsDuringRehearsal,
     user_calls_during_rehearsal: total.userCallsDuringRehearsal,
+    imagined_user_calls: total.imaginedUserCalls,
     tokens: total.tokens,
     calls: total.calls,
     attempts: total.attempts,

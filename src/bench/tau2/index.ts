@@ -64,4 +64,6 @@ export type { Tau2DomainLoader } from "./bench-runner.js";
 // τ² with test-time rehearsal (benchmarks use src/testtime/; src/testtime/ knows no benchmark).
 export { RehearsingTau2Agent, guardTau2 } from "./rehearsal-agent.js";
 export type { RehearsingTau2AgentOptions, Tau2RehearsalSession } from "./rehearsal-agent.js";
-export { withTau2Rehearsal } from "./rehearsal-bench.js";
+export { withTau2Rehearsal, DUAL_CONTROL_USER_REPLIES } from "./rehearsal-bench.js";
+export { imagineTau2Attempt, DEFAULT_USER_STEPS_PER_REPLY } from "./rehearsal-imagine.js";
+export type { ImaginedUser, Tau2ImagineContext } from "./rehearsal-imagine.js";

@@ -1,14 +1,17 @@
+import { EnvaceError } from "../../core/errors.js";
 import type { ChatModel } from "../../core/model.js";
 import type { Message } from "../../core/messages.js";
+import type { ToolResult, ToolSchema } from "../../core/tools.js";
 import { parseAssistantText } from "../../core/tool-call-text.js";
 import type { Tau2Agent, Tau2AgentContext, Tau2AgentReply, Tau2AgentSession } from "./agent.js";
 import { agentSystemPrompt, agentView } from "./llm-agent.js";
 import type { Tau2DomainLike, Tau2EnvLike } from "./env-port.js";
 import type { Tau2UserSimulator } from "./user-simulator.js";
+import { imagineTau2Attempt, type ImaginedUser } from "./rehearsal-imagine.js";
 import { liveTask } from "../../testtime/live-task.js";
 import { withMemory } from "../../testtime/memory-view.js";
 import { RehearsalPhase } from "../../testtime/phase-guard.js";
-import { rehearse } from "../../testtime/rehearse.js";
+import { rehearse, type Rehearsal } from "../../testtime/rehearse.js";
 import { emptyRehearsalStats, type RehearsalOptions, type RehearsalStats } from "../../testtime/types.js";
 
 /** One τ² episode's rehearsal record: its counters and its phase (shared with the guards). */
@@ -16,6 +19,8 @@ export interface Tau2RehearsalSession {
   taskId: string;
   stats: RehearsalStats;
   phase: RehearsalPhase;
+  /** Every rehearsal of the episode, in order, with its attempts and memory. */
+  rehearsals: Rehearsal[];
 }
 
 export interface RehearsingTau2AgentOptions {
@@ -27,14 +32,25 @@ export interface RehearsingTau2AgentOptions {
    * when absent.
    */
   phaseFor?: () => RehearsalPhase;
+  /**
+   * Lets an imagined attempt go on past the agent's reply (`rehearsal.userReplies` times): a fresh
+   * session of `simulator` answers over the imagined conversation, and its tool calls are rehearsed
+   * against the schemas `userTools` gives for the episode being started (see `guardTau2`).
+   */
+  imaginedUser?: {
+    simulator: Tau2UserSimulator;
+    userTools: () => ToolSchema[];
+    maxStepsPerReply?: number;
+  };
 }
 
 /**
  * The τ² LLM agent (same system prompt, view and parsing as `LLMAgent`) with test-time rehearsal:
  * when the user has just spoken (scope `turn`) or before every step (scope `action`) it rehearses
  * from its own view of the conversation — the policy acts and plays the tools; an attempt ends when
- * it would reply to the user, so the user simulator is never asked — then answers with the memory
- * in its system message. The agent session gets only the history: no environment, no user.
+ * it would reply to the user, or, with `imaginedUser` and `rehearsal.userReplies`, goes on with an
+ * imagined user whose own tool calls the policy plays too — then answers with the memory in its
+ * system message. The agent session gets only the history: no environment, no real user session.
  */
 export class RehearsingTau2Agent implements Tau2Agent {
   readonly name: string;
@@ -55,9 +71,11 @@ export class RehearsingTau2Agent implements Tau2Agent {
       taskId: ctx.task.id,
       stats: emptyRehearsalStats(this.opts.rehearsal),
       phase: this.opts.phaseFor?.() ?? new RehearsalPhase(),
+      rehearsals: [],
     };
     this.sessions.push(session);
     const scope = this.opts.rehearsal.scope ?? "turn";
+    const imagined = this.imaginedUser(ctx, session);
     let userTurn = -1;
     let step = 0;
     let note: string | undefined;
@@ -75,8 +93,15 @@ export class RehearsingTau2Agent implements Tau2Agent {
               turn: Math.max(0, userTurn),
               options: this.opts.rehearsal,
               stats: session.stats,
+              ...(imagined
+                ? {
+                    imagine: (input, i) =>
+                      imagineTau2Attempt(input, i, { history: history.slice(), user: imagined }),
+                  }
+                : {}),
             }),
           );
+          session.rehearsals.push(r);
           note = r.note;
         }
         session.stats.realCallsDuringRehearsal = session.phase.realCalls;
@@ -95,24 +120,49 @@ export class RehearsingTau2Agent implements Tau2Agent {
       },
     };
   }
+
+  /** The imagined user of this episode's attempts; undefined when attempts end at the reply. */
+  private imaginedUser(ctx: Tau2AgentContext, session: Tau2RehearsalSession): ImaginedUser | undefined {
+    const u = this.opts.imaginedUser;
+    const maxReplies = this.opts.rehearsal.userReplies ?? 0;
+    if (!u || maxReplies === 0) return undefined;
+    const tools = u.userTools();
+    return {
+      simulator: u.simulator,
+      ctx: { task: ctx.task, ...(tools.length > 0 ? { tools } : {}) },
+      toolTask: liveTask({ tools, id: `${ctx.task.id}:user`, domain: "tau2-user" }),
+      maxReplies,
+      ...(u.maxStepsPerReply !== undefined ? { maxStepsPerReply: u.maxStepsPerReply } : {}),
+      onCall: () => session.stats.imaginedUserCalls++,
+    };
+  }
 }
 
 /**
  * Guards a τ² domain and user simulator for rehearsing agents: every environment the domain
- * creates and every user session count the calls made while the episode's
- * rehearsal phase is active. The τ² loop creates the environment, then starts the agent and the
+ * creates refuses and counts the tool calls of either side (the agent's, and the user's own on
+ * their device) made while the episode's rehearsal phase is active, and every user session counts
+ * the calls it gets then. The τ² loop creates the environment, then starts the agent and the
  * user synchronously, with no await in between; `phaseFor` hands the phase made for the newest
- * environment to that agent and that user, which pairs them even with concurrent episodes.
+ * environment to that agent and that user, which pairs them even with concurrent episodes, and
+ * `userToolsFor` that environment's user tool schemas (read once, outside any guard).
  */
 export function guardTau2<D extends Tau2DomainLike>(
   domain: D,
   user: Tau2UserSimulator,
-): { domain: D; user: Tau2UserSimulator; phaseFor: () => RehearsalPhase } {
+): {
+  domain: D;
+  user: Tau2UserSimulator;
+  phaseFor: () => RehearsalPhase;
+  userToolsFor: () => ToolSchema[];
+} {
   let newest = new RehearsalPhase();
+  let newestUserTools: ToolSchema[] = [];
   const guardedDomain = Object.create(domain) as D;
   guardedDomain.createEnv = (task) => {
     const env = domain.createEnv(task);
     const phase = (newest = new RehearsalPhase());
+    newestUserTools = env.userTools?.() ?? [];
     return guardTau2Env(env, phase);
   };
   const guardedUser: Tau2UserSimulator = {
@@ -128,8 +178,21 @@ export function guardTau2<D extends Tau2DomainLike>(
       };
     },
   };
-  return { domain: guardedDomain, user: guardedUser, phaseFor: () => newest };
+  return {
+    domain: guardedDomain,
+    user: guardedUser,
+    phaseFor: () => newest,
+    userToolsFor: () => newestUserTools,
+  };
 }
+
+const refused = (name: string): ToolResult => ({
+  ok: false,
+  error: new EnvaceError(
+    "REAL_CALL_DURING_REHEARSAL",
+    `real call to ${name} refused: a rehearsal is running`,
+  ),
+});
 
 function guardTau2Env(env: Tau2EnvLike, phase: RehearsalPhase): Tau2EnvLike {
   return new Proxy(env, {
@@ -138,8 +201,13 @@ function guardTau2Env(env: Tau2EnvLike, phase: RehearsalPhase): Tau2EnvLike {
         const fn = Reflect.get(target, prop, receiver) as ((...a: unknown[]) => unknown) | undefined;
         if (!fn) return undefined;
         return (...args: unknown[]) => {
-          if (phase.active) phase.realCalls++;
-          else if (prop === "call") phase.committedCalls++; // the agent's calls (callSync serves the user's tools)
+          const name = (args[0] as { name?: string } | undefined)?.name ?? "a tool";
+          if (phase.active) {
+            phase.realCalls++; // either side's: the agent's (call) or the user's own (callSync)
+            return prop === "call" ? Promise.resolve(refused(name)) : refused(name);
+          }
+          if (prop === "call") phase.committedCalls++;
+          else if (args[1] === "user") phase.committedUserCalls++;
           return fn.apply(target, args);
         };
       }

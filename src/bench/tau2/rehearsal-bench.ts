@@ -16,9 +16,19 @@ import { guardTau2, RehearsingTau2Agent } from "./rehearsal-agent.js";
 import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "../../testtime/types.js";
 
 /**
+ * Imagined user replies per attempt on dual-control domains (telecom) unless
+ * `--rehearsal-user-replies` says otherwise: enough for the agent to see, privately, what its
+ * instruction makes the user's phone show and what it would do next.
+ */
+export const DUAL_CONTROL_USER_REPLIES = 2;
+
+/**
  * `tau2:<domain>` with test-time rehearsal and `--checkpoint`: without them it is the τ² runner
  * as is; with them the agent is a `RehearsingTau2Agent` over the model, the domain and the user
- * simulator are guarded, and each trial's result gains its rehearsal cost.
+ * simulator are guarded, and each trial's result gains its rehearsal cost. On dual-control domains
+ * an attempt goes on past the agent's reply with an imagined user (a separate session of the same
+ * user simulator) whose phone-tool results the policy imagines; other domains opt in with
+ * `--rehearsal-user-replies N`.
  */
 export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoader): BenchRunner {
   return {
@@ -36,10 +46,16 @@ export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoade
       tau2JudgeFromOptions(o); // flag errors before anything starts
       const dataRoot = resolveDataDir(o.data);
       const rawUser = tau2UserFromOptions(o, false, join(dataRoot, "tau2"));
-      const { domain, user, phaseFor } = guardTau2(await loadDomain(o.variant, dataRoot), rawUser);
+      const loaded = await loadDomain(o.variant, dataRoot);
+      const { domain, user, phaseFor, userToolsFor } = guardTau2(loaded, rawUser);
+      const userReplies = rehearsal.userReplies ?? (loaded.dualControl ? DUAL_CONTROL_USER_REPLIES : 0);
       const total = selectTasks(domain, o.split, o.limit).length * o.trials;
       const { model, close } = await openEvalModel(o);
-      const agent = new RehearsingTau2Agent(model, { rehearsal, phaseFor });
+      const agent = new RehearsingTau2Agent(model, {
+        rehearsal: { ...rehearsal, userReplies },
+        phaseFor,
+        imaginedUser: { simulator: rawUser, userTools: userToolsFor },
+      });
       o.onStart?.(total);
       let summary;
       try {
@@ -60,6 +76,8 @@ export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoade
             rehearsal_tokens: 0,
             rehearsal_calls: 0,
             real_calls_during_rehearsal: 0,
+            user_tool_calls: 0,
+            imagined_user_calls: 0,
           };
         addRehearsalStats(all, s.stats);
         return {
@@ -69,6 +87,8 @@ export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoade
           rehearsal_calls: s.stats.calls.act + s.stats.calls.rehearse + s.stats.calls.summary,
           real_calls_during_rehearsal: s.phase.realCalls,
           user_calls_during_rehearsal: s.phase.userCalls,
+          user_tool_calls: s.phase.committedUserCalls,
+          imagined_user_calls: s.stats.imaginedUserCalls,
         };
       });
       all.realCallsDuringRehearsal = agent.sessions.reduce((n, s) => n + s.phase.realCalls, 0);

@@ -44,6 +44,21 @@ describe("rehearsal flags", () => {
     );
   });
 
+  it("--rehearsal-user-replies: a non-negative integer, only with rehearsal", () => {
+    expect(rehearsalFromFlags({ rehearsal: "parallel:2", rehearsalUserReplies: "3" })).toMatchObject({
+      userReplies: 3,
+    });
+    expect(rehearsalFromFlags({ rehearsal: "parallel:2", rehearsalUserReplies: "0" })).toMatchObject({
+      userReplies: 0,
+    });
+    expect(rehearsalFromFlags({ rehearsal: "parallel:2" })).not.toHaveProperty("userReplies");
+    for (const bad of ["-1", "1.5", "x", ""])
+      expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", rehearsalUserReplies: bad })).toThrow(
+        /--rehearsal-user-replies must be a non-negative integer/,
+      );
+    expect(() => rehearsalFromFlags({ rehearsalUserReplies: 2 })).toThrow(/need --rehearsal/);
+  });
+
   it("the memory goes into the system message, or a new one", () => {
     expect(
       withMemory(
