@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import type { Registries, VitaDb } from "./db.js";
 import { formatDateTime } from "./py-time.js";
 import { floatRepr } from "./py-value.js";
+import { PyRaise, pyTypeName } from "./py-raise.js";
 
 /** Seconds since the epoch as a float, like Python's `datetime.now().timestamp()`. */
 export type VitaClock = () => number;
@@ -56,4 +57,15 @@ export function assignOrderId(
 export function getNow(ctx: ToolContext): string {
   if (ctx.db.time) return ctx.db.time;
   return formatDateTime(Math.floor(ctx.clock() * 1000));
+}
+
+/** `"".join(keywords)`: search keywords run together with no separator, as upstream joins them. */
+export function joinKeywords(keywords: unknown): string {
+  if (typeof keywords === "string") return keywords;
+  if (!Array.isArray(keywords)) throw new PyRaise("TypeError", "can only join an iterable");
+  keywords.forEach((k, i) => {
+    if (typeof k !== "string")
+      throw new PyRaise("TypeError", `sequence item ${i}: expected str instance, ${pyTypeName(k)} found`);
+  });
+  return keywords.join("");
 }

@@ -2,11 +2,11 @@
 import { rerank } from "./fuzz.js";
 import { Order, StoreProduct, type Store } from "./models.js";
 import { checkTimeFormat, formatDateTime, parseDateTime } from "./py-time.js";
-import { pyAssert, PyRaise, pyTypeName, valueError } from "./py-raise.js";
+import { pyAssert, pyTypeName, valueError } from "./py-raise.js";
 import { pyRepr, pyStr, PyFloat } from "./py-value.js";
 import { pyRound } from "../tau2/py-round.js";
 import { addressToLonLat, distanceMeters } from "./tools-generic.js";
-import { assignOrderId, getNow, type ToolContext, type VitaToolDef } from "./tool-context.js";
+import { assignOrderId, getNow, joinKeywords, type ToolContext, type VitaToolDef } from "./tool-context.js";
 
 const s = (v: unknown) => pyStr(v);
 
@@ -256,14 +256,3 @@ export const DELIVERY_TOOLS: VitaToolDef[] = [
     },
   },
 ];
-
-/** `"".join(keywords)`: the keywords run together with no separator, as upstream joins them. */
-function joinKeywords(keywords: unknown): string {
-  if (typeof keywords === "string") return [...keywords].join("");
-  if (!Array.isArray(keywords)) throw new PyRaise("TypeError", "can only join an iterable");
-  keywords.forEach((k, i) => {
-    if (typeof k !== "string")
-      throw new PyRaise("TypeError", `sequence item ${i}: expected str instance, ${pyTypeName(k)} found`);
-  });
-  return keywords.join("");
-}

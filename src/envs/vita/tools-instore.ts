@@ -4,7 +4,14 @@ import { BookInfo, Order, ReservationInfo, ShopProduct, type Shop } from "./mode
 import { checkTimeFormat } from "./py-time.js";
 import { pyAssert, PyRaise, pyTypeName, valueError } from "./py-raise.js";
 import { pyStr } from "./py-value.js";
-import { assignOrderId, getNow, type Args, type ToolContext, type VitaToolDef } from "./tool-context.js";
+import {
+  assignOrderId,
+  getNow,
+  joinKeywords,
+  type Args,
+  type ToolContext,
+  type VitaToolDef,
+} from "./tool-context.js";
 
 const s = (v: unknown) => pyStr(v);
 const key = (v: unknown) => (typeof v === "string" ? v : undefined);
@@ -47,16 +54,6 @@ function positive(v: unknown, orEqual = false): boolean {
 function checkUser(ctx: ToolContext, a: Args): void {
   pyAssert(a.user_id, "User ID cannot be empty");
   pyAssert(a.user_id === ctx.db.user_id, "User ID does not match");
-}
-
-function joinKeywords(keywords: unknown): string {
-  if (typeof keywords === "string") return keywords;
-  if (!Array.isArray(keywords)) throw new PyRaise("TypeError", "can only join an iterable");
-  keywords.forEach((k, i) => {
-    if (typeof k !== "string")
-      throw new PyRaise("TypeError", `sequence item ${i}: expected str instance, ${pyTypeName(k)} found`);
-  });
-  return keywords.join("");
 }
 
 const TIME_FORMAT_HINT = "correct format is %Y-%m-%d %H:%M:%S";
