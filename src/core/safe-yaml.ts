@@ -18,7 +18,7 @@ export interface SafeYamlLimits {
  * Parses YAML (or JSON) text with limits checked first, in one linear pass of the lexer, so that a
  * hostile or broken file fails fast with INVALID_CONFIG instead of hanging: the explicit-key
  * indicator `? ` is refused (nested complex keys made the parser take minutes on a few hundred
- * lines, and no envace file needs them), as is flow nesting deeper than `maxFlowDepth` and more
+ * lines, and no envace file needs them), as are tags, flow nesting deeper than `maxFlowDepth` and more
  * than `maxAliases` aliases; syntax errors are found by the CST parser before anything is composed. `what` (e.g. "config run.yaml") prefixes the error messages.
  */
 export function parseYamlSafe(text: string, what?: string, limits: SafeYamlLimits = {}): unknown {
@@ -41,6 +41,7 @@ export function parseYamlSafe(text: string, what?: string, limits: SafeYamlLimit
       refuse("[ ] / { } collections as mapping keys are not supported");
     afterFlowEnd = type === "flow-map-end" || type === "flow-seq-end";
     if (type === "explicit-key-ind") refuse("explicit `? ` mapping keys are not supported");
+    else if (type === "tag") refuse("YAML tags (`!!type`, `!name`) are not supported");
     else if (type === "flow-map-start" || type === "flow-seq-start") {
       if (++depth > maxFlowDepth) refuse(`[ ] / { } nested deeper than ${maxFlowDepth}`);
     } else if (type === "flow-map-end" || type === "flow-seq-end") depth = Math.max(0, depth - 1);

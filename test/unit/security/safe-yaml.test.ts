@@ -33,6 +33,7 @@ describe("parseYamlSafe", () => {
     expect(refused("? ".repeat(400))).toBe(true);
     expect(refused("a: {b: ? c}\n")).toBe(true);
     expect(refused("{a: 1}: x\n")).toBe(true);
+    expect(refused("a: !!binary aGk=\n")).toBe(true);
     expect(refused("[[[1]]] : x\n")).toBe(true);
     expect(refused("x: " + "[".repeat(100) + "]".repeat(100))).toBe(true);
     const laughs = ["a: &a [x, x, x, x, x, x, x, x, x]"];
