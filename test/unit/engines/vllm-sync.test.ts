@@ -6,7 +6,8 @@ import { isEnvaceError } from "../../../src/core/errors.js";
 import { VllmRolloutConfigZ } from "../../../src/engines/vllm-config.js";
 import type { PublishedWeights } from "../../../src/engines/vllm-engine.js";
 import { VllmPolicySync, runNameOf, type SyncRecord } from "../../../src/engines/vllm-sync.js";
-import { parseTrainConfig } from "../../../src/train/config.js";
+import "../../../src/envs/toolworld/register.js"; // the example uses `generator: toolworld`
+import { loadTrainConfig, parseTrainConfig } from "../../../src/train/config.js";
 import { startMockVllmServer, type MockVllmServer } from "../../../src/testing/mock-vllm-server.js";
 
 const servers: MockVllmServer[] = [];
@@ -173,6 +174,18 @@ describe("rollout config", () => {
         { shared_model: false },
       ),
     ).toMatch(/rollout: vLLM rollouts serve one policy/);
+  });
+
+  it("examples/vllm-lora.yaml is a valid LoRA config with two vLLM endpoints", () => {
+    const dir = join(import.meta.dirname, "../../../examples");
+    const c = loadTrainConfig(join(dir, "vllm-lora.yaml"));
+    expect(c.rollout!.endpoints.map((e) => e.base_url)).toEqual([
+      "http://127.0.0.1:8101/v1",
+      "http://127.0.0.1:8102/v1",
+    ]);
+    expect(c.worker!.lora_rank).toBe(8);
+    expect(c.worker!.model).toBe(join(dir, "../runs/rehearsal/checkpoints/step-0/model"));
+    expect(c.shared_model).toBe(true);
   });
 
   it("derives a run name the worker accepts from the output folder", () => {
