@@ -15,11 +15,12 @@ export interface SafeYamlLimits {
 }
 
 /**
- * Parses YAML (or JSON) text with limits checked first, in one linear pass of the lexer, so that a
- * hostile or broken file fails fast with INVALID_CONFIG instead of hanging: the explicit-key
- * indicator `? ` is refused (nested complex keys made the parser take minutes on a few hundred
- * lines, and no envace file needs them), as are tags, flow nesting deeper than `maxFlowDepth` and more
- * than `maxAliases` aliases; syntax errors are found by the CST parser before anything is composed. `what` (e.g. "config run.yaml") prefixes the error messages.
+ * Parses YAML (or JSON) text with limits checked first, so that a hostile or broken file fails fast
+ * with INVALID_CONFIG instead of hanging. One linear lexer pass refuses: the explicit-key indicator
+ * `? ` (nested complex keys took the parser minutes on a few hundred lines; no envace file needs
+ * them), collections as keys, tags, flow nesting deeper than `maxFlowDepth`, more than
+ * `maxAliases` aliases or `maxEntries` pairs. Syntax errors are then found by the CST parser before
+ * anything is composed. `what` (e.g. "config run.yaml") prefixes the error messages.
  */
 export function parseYamlSafe(text: string, what?: string, limits: SafeYamlLimits = {}): unknown {
   const maxChars = limits.maxChars ?? 64 * 1024;
