@@ -24,7 +24,7 @@ const ENTITY = {
 /** Stands in for the model: acts with OpenAI tool_calls, plays the tools when asked to rehearse, summarizes. */
 function handler(body: MockChatBody): MockReply {
   const system = body.messages[0]?.content ?? "";
-  if (system.startsWith("You are a tool simulator")) {
+  if (system.startsWith("You are a precise tool simulator")) {
     const user = body.messages[1]?.content ?? "";
     const tool = /- name: (\S+)/.exec(user)?.[1];
     const value = tool === "create_entities" ? [ENTITY] : { entities: [ENTITY], relations: [] };
@@ -93,7 +93,7 @@ describe("README: the test-time rehearsal example runs against @modelcontextprot
     // through the official openai client: rehearse, summary and act requests; the summary reached the committed actor
     const bodies = server.requests.map((r) => r.body);
     const rehearseReqs = bodies.filter((b) =>
-      (b.messages[0]?.content ?? "").startsWith("You are a tool simulator"),
+      (b.messages[0]?.content ?? "").startsWith("You are a precise tool simulator"),
     );
     expect(rehearseReqs).toHaveLength(4);
     expect(bodies.filter((b) => b.messages[0]?.content === SUMMARY_SYSTEM)).toHaveLength(2);

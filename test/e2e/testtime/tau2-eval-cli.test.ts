@@ -10,7 +10,8 @@ import {
 } from "../tau2-bench/mock-create-task.js";
 
 const root = resolve(import.meta.dirname, "../../..");
-const isRehearse = (b: MockChatBody) => (b.messages[0]?.content ?? "").startsWith("You are a tool simulator");
+const isRehearse = (b: MockChatBody) =>
+  (b.messages[0]?.content ?? "").startsWith("You are a precise tool simulator");
 const isCommitted = (b: MockChatBody) =>
   (b.messages[0]?.content ?? "").includes("Before acting you rehearsed");
 
