@@ -97,6 +97,24 @@ export { registerTaskGenerator, taskGeneratorNames } from "./envs/task-generator
 export type { TaskGenerator, TaskGeneratorSpec } from "./envs/task-generator-registry.js";
 export { registerTaskKind, taskKindNames } from "./envs/task-kind-registry.js";
 export type { TaskKind, GoldTrajectory } from "./envs/task-kind-registry.js";
+// Your own task files (docs/tasks.md): real environments from `env`, checking, importing logs.
+export { TaskZ, TaskEnvZ, StandardZ, RuleZ, ExampleZ, TraceZ } from "./core/task.js";
+export type { Task, TaskEnv, Standard, Rule, Example, Trace, TraceMessage } from "./core/task.js";
+export { environmentForTask, TASK_ENV_KINDS } from "./envs/task-environment.js";
+export { openMcpTaskEnvironment, EPISODE_DIR } from "./envs/mcp/task-environment.js";
+export {
+  checkTask,
+  importOpenAITranscripts,
+  importMcpRecording,
+  attachChecklists,
+  taskJsonSchema,
+  taskRecordings,
+} from "./tasks/index.js";
+export type { TaskCheck, TaskUses, ImportResult, ImportOptions, RecordedCall } from "./tasks/index.js";
+export { tasksBenchRunner } from "./bench/tasks/index.js";
+export type { TaskBenchSummary } from "./bench/tasks/index.js";
+export { traceSftExamples, sftExamplesForTasks } from "./train/trace-sft.js";
+export { preflightTrain } from "./train/preflight.js";
 export { canonicalJson, defaultDataDir, loadTau2Domain, resultToString } from "./envs/tau2/index.js";
 export type { Tau2Domain, Tau2DomainName, Tau2Environment, Tau2Task } from "./envs/tau2/index.js";
 export {
