@@ -4,12 +4,15 @@ import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
 import { readBfclReplay } from "./replay-file.js";
 import { bfclDirOf, resolveCategories, runBfcl, type BfclPolicy } from "./run-bfcl.js";
 import { OVERALL_WEIGHTS } from "./score.js";
+import { isMultiTurn } from "./categories.js";
+import { OpenAIChatModel } from "../../engines/openai-chat-model.js";
+import { rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
 import type { BfclMode } from "./model-handler.js";
 
 const usage = (msg: string) => new EnvaceError("INVALID_CONFIG", msg);
 
 /** Options `envace eval` passes beyond the shared ones. */
-type BfclEvalOptions = EvalOptions & { bfclMode?: string; rehearsal?: string };
+type BfclEvalOptions = EvalOptions & { bfclMode?: string };
 
 function policyFrom(o: BfclEvalOptions): BfclPolicy {
   if (o.policy !== undefined && o.endpoint !== undefined)
@@ -38,17 +41,26 @@ export function bfclBenchRunner(): BenchRunner {
       "BFCL v4: bfcl:all|non_live|live|multi_turn|<category> (e.g. bfcl:simple_python, bfcl:multi_turn_base)",
     async run(options: EvalOptions): Promise<BenchSummary> {
       const o = options as BfclEvalOptions;
-      if (o.rehearsal !== undefined && o.rehearsal !== "none") {
-        throw usage(
-          "--rehearsal is not supported on bfcl yet (its multi-turn categories would need a rehearsal handler)",
-        );
-      }
       if (o.trials !== 1) throw usage("bfcl scores one attempt per entry; --trials must be 1");
       const categories = resolveCategories(o.variant);
+      let policy = policyFrom(o);
+      const rehearsalOptions = rehearsalFromFlags(o as RehearsalEvalFlags);
+      if (rehearsalOptions.mode !== "none") {
+        if (policy.kind !== "model") throw usage("--rehearsal needs a model: --endpoint URL --model NAME");
+        if (!categories.some(isMultiTurn)) {
+          throw usage("--rehearsal works on the multi-turn categories (e.g. bfcl:multi_turn)");
+        }
+        const chat = new OpenAIChatModel({
+          baseURL: policy.model.baseURL,
+          model: policy.model.model,
+          ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+        });
+        policy = { ...policy, rehearsal: { options: rehearsalOptions, policy: chat } };
+      }
       const run = await runBfcl({
         bfclDir: bfclDirOf(resolveDataDir(o.data)),
         categories,
-        policy: policyFrom(o),
+        policy,
         concurrency: o.concurrency,
         ...(o.limit !== undefined ? { limit: o.limit } : {}),
         ...(o.onStart ? { onStart: o.onStart } : {}),
@@ -69,6 +81,19 @@ export function bfclBenchRunner(): BenchRunner {
         overall_weights: OVERALL_WEIGHTS,
         not_run: run.not_run,
         not_run_in_overall: run.summary.not_run,
+        ...(run.rehearsal
+          ? {
+              rehearsal: {
+                mode: run.rehearsal.mode,
+                n: run.rehearsal.n,
+                memory: run.rehearsal.memory,
+                applied_to: "multi-turn categories",
+                real_calls_during_rehearsal: run.rehearsal.realCallsDuringRehearsal,
+                attempts: run.rehearsal.attempts,
+                tokens: run.rehearsal.tokens,
+              },
+            }
+          : {}),
         results: run.results.map((r) => ({
           id: r.id,
           valid: r.valid,
@@ -96,6 +121,13 @@ export function formatBfclSummary(s: BenchSummary): string {
   lines.push(
     `overall (Non-Live 10, Live 10, Irrelevance 10, Multi-Turn 30, Agentic 40): ${pct(s.overall as number)}`,
   );
+  const rh = s.rehearsal as
+    { mode: string; n: number; real_calls_during_rehearsal: number; attempts: number } | undefined;
+  if (rh) {
+    lines.push(
+      `rehearsal: ${rh.mode}:${rh.n} on multi-turn turns, ${rh.attempts} attempts, real calls while rehearsing: ${rh.real_calls_during_rehearsal}`,
+    );
+  }
   const notRun = s.not_run as Record<string, string>;
   for (const [c, why] of Object.entries(notRun)) lines.push(`not run: ${c}: ${why}`);
   const failed = (s.results as Array<{ id: string; valid: boolean; error_type?: string }>).filter(

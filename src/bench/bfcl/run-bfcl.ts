@@ -18,11 +18,21 @@ import { loadCategory, type BfclAnswer, type BfclEntry, type LoadedCategory } fr
 import { BfclModel, inferMultiTurn, inferSingleTurn, type BfclModelOptions } from "./model-handler.js";
 import { isEmptyExecuteResponse, multiTurnChecker } from "./multi-turn-checker.js";
 import type { ReplayLine } from "./replay-file.js";
+import { inferMultiTurnRehearsed } from "./rehearsal.js";
+import type { ChatModel } from "../../core/model.js";
+import {
+  addRehearsalStats,
+  emptyRehearsalStats,
+  type RehearsalOptions,
+  type RehearsalStats,
+} from "../../testtime/types.js";
 import { summarize, type BfclSummary, type CategoryScore } from "./score.js";
 
 /** Who answers: the official answers, a file of candidates, or a model endpoint. */
 export type BfclPolicy =
-  { kind: "gold" } | { kind: "replay"; lines: ReplayLine[] } | { kind: "model"; model: BfclModelOptions };
+  | { kind: "gold" }
+  | { kind: "replay"; lines: ReplayLine[] }
+  | { kind: "model"; model: BfclModelOptions; rehearsal?: { options: RehearsalOptions; policy: ChatModel } };
 
 export interface BfclRunOptions {
   /** The `bfcl/` data folder. */
@@ -49,6 +59,8 @@ export interface BfclRun {
   summary: BfclSummary;
   /** Categories asked for that could not run, with the reason. */
   not_run: Record<string, string>;
+  /** Test-time rehearsal counters over the multi-turn entries, when rehearsal ran. */
+  rehearsal?: RehearsalStats;
 }
 
 /** `bfcl:<name>`: one category or one of upstream's collections (`all`, `live`, `multi_turn`, …). */
@@ -70,6 +82,8 @@ interface Job {
   answer: BfclAnswer | undefined;
   /** A replayed candidate; absent for gold and model policies. */
   replay?: ReplayLine;
+  /** Multi-turn calls already obtained (rehearsed runs). */
+  decoded?: string[][][];
 }
 
 /** Why a category cannot be scored here, or undefined when it can. */
@@ -139,11 +153,20 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
   }
 
   const model = o.policy.kind === "model" ? new BfclModel(o.policy.model) : undefined;
+  const rehearsal = o.policy.kind === "model" ? o.policy.rehearsal : undefined;
+  let stats = rehearsal ? emptyRehearsalStats(rehearsal.options) : undefined;
   o.onStart?.(jobs.length);
   const results = await mapConcurrent(
     jobs,
     model ? (o.concurrency ?? 1) : 1,
-    async (job) => scoreJob(job, o.policy, model, lc),
+    async (job) => {
+      if (rehearsal && isMultiTurn(job.entry.category)) {
+        const r = await inferMultiTurnRehearsed(rehearsal.policy, job.entry, rehearsal.options, lc);
+        stats = addRehearsalStats(stats!, r.stats);
+        return scoreJob({ ...job, decoded: r.decoded }, o.policy, model, lc);
+      }
+      return scoreJob(job, o.policy, model, lc);
+    },
     (_r, _i, done) => o.onProgress?.(done, jobs.length),
   );
 
@@ -161,7 +184,13 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
       ran: true,
     };
   }
-  return { results, categories, summary: summarize(categories), not_run: notRun };
+  return {
+    results,
+    categories,
+    summary: summarize(categories),
+    not_run: notRun,
+    ...(stats ? { rehearsal: stats } : {}),
+  };
 }
 
 async function scoreJob(
@@ -174,7 +203,8 @@ async function scoreJob(
   const base = { id: entry.id, category: entry.category };
   if (isMultiTurn(entry.category)) {
     let decoded: string[][][];
-    if (policy.kind === "gold") decoded = goldTurns(answer!);
+    if (job.decoded) decoded = job.decoded;
+    else if (policy.kind === "gold") decoded = goldTurns(answer!);
     else if (job.replay) decoded = "turns" in job.replay ? job.replay.turns : [];
     else decoded = await inferMultiTurn(model!, entry, lc);
     // Upstream drops steps that decode to nothing before checking.

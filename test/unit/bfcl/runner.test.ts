@@ -201,3 +201,67 @@ describe("a model endpoint (mock OpenAI server)", () => {
     expect(system.content).toContain('"name": "calculate_triangle_area"');
   });
 });
+
+describe("test-time rehearsal on multi-turn (mock OpenAI server)", () => {
+  it("rehearses each turn privately, then commits real calls that the checker scores", async () => {
+    const { answers } = loadCategory(BFCL_DIR, "multi_turn_base");
+    const gt = answers![1] as string[][];
+    const isRehearse = (body: MockChatBody) =>
+      body.messages.some((m) => String(m.content ?? "").includes("Current tool to simulate"));
+    const server = await startServer({
+      handler: (body: MockChatBody) => {
+        if (isRehearse(body)) return '<execution_result>\n{"imagined": true}\n</execution_result>';
+        const last = body.messages[body.messages.length - 1]!;
+        if (last.role === "tool") return "done";
+        const turn = body.messages.filter((m) => m.role === "user").length - 1;
+        return {
+          toolCalls: gt[turn]!.map((s, i) => {
+            const c = parseCall(s);
+            return { id: `t${turn}_${i}`, name: c.name, arguments: jsonDumps(c.kwargs) };
+          }),
+        };
+      },
+    });
+    const summary = await bfclBenchRunner().run({
+      variant: "multi_turn_base",
+      endpoint: server.baseURL,
+      model: "m",
+      limit: 2,
+      trials: 1,
+      concurrency: 1,
+      rehearsal: "parallel:2",
+    } as never);
+    expect((summary.results as Array<{ id: string; valid: boolean }>)[1]).toEqual({
+      id: "multi_turn_base_1",
+      valid: true,
+    });
+    const rh = summary.rehearsal as { real_calls_during_rehearsal: number; attempts: number; n: number };
+    expect(rh.n).toBe(2);
+    expect(rh.real_calls_during_rehearsal).toBe(0);
+    // two entries: 4 turns each, two attempts a turn
+    expect(rh.attempts).toBe(16);
+    expect(server.requests.filter((r) => isRehearse(r.body)).length).toBeGreaterThan(0);
+  });
+
+  it("refuses rehearsal without a model or without multi-turn categories", async () => {
+    await expect(
+      bfclBenchRunner().run({
+        variant: "multi_turn_base",
+        policy: "gold",
+        trials: 1,
+        concurrency: 1,
+        rehearsal: "parallel:2",
+      } as never),
+    ).rejects.toThrow(/--rehearsal needs a model/);
+    await expect(
+      bfclBenchRunner().run({
+        variant: "simple_python",
+        endpoint: "http://127.0.0.1:1/v1",
+        model: "m",
+        trials: 1,
+        concurrency: 1,
+        rehearsal: "parallel:2",
+      } as never),
+    ).rejects.toThrow(/multi-turn categories/);
+  });
+});
