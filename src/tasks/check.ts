@@ -72,9 +72,6 @@ export function checkTask(task: Task): TaskCheck {
 
   const kind = task.env?.kind;
   const realEnv = kind && (TASK_ENV_KINDS as readonly string[]).includes(kind) ? kind : null;
-  if (task.env?.kind === "tau2") {
-    warnings.push(`env: tau2 tasks run with envace eval --bench tau2:${task.env.domain}, not as a task file`);
-  }
   const standards = task.checklists.flat(2);
   if (standards.length === 0)
     warnings.push("checklists: none, so every episode's reward is 0 (no RL signal)");

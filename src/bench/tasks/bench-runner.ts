@@ -3,7 +3,7 @@ import { EnvaceError } from "../../core/errors.js";
 import type { ChatModel } from "../../core/model.js";
 import type { Task } from "../../core/task.js";
 import { OpenAIChatModel } from "../../engines/openai-chat-model.js";
-import { environmentForTask } from "../../envs/task-environment.js";
+import { environmentForTask, TASK_ENV_KINDS } from "../../envs/task-environment.js";
 import { llmJudge } from "../../reward/llm-judge.js";
 import { loadTasks } from "../../rollout/load-tasks.js";
 import { rehearsalResponder } from "../../rollout/model-responder.js";
@@ -48,8 +48,9 @@ const usage = (msg: string) => new EnvaceError("INVALID_CONFIG", msg);
 /** Parses `--env`: real (default), none, or an env kind that every task must have. */
 export function taskEnvMode(flag: string | undefined, tasks: readonly Task[]): TaskEnvMode {
   if (flag === "none") return "none";
-  if (flag !== undefined && flag !== "real" && flag !== "mcp" && flag !== "toolworld") {
-    throw usage(`unknown --env "${flag}" for a task file; use real, mcp, toolworld or none`);
+  const kinds: readonly string[] = TASK_ENV_KINDS;
+  if (flag !== undefined && flag !== "real" && !kinds.includes(flag)) {
+    throw usage(`unknown --env "${flag}" for a task file; use real, none or one of ${kinds.join(", ")}`);
   }
   const without = tasks.filter(
     (t) => !t.env || (flag !== undefined && flag !== "real" && t.env.kind !== flag),
