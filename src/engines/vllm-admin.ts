@@ -64,6 +64,14 @@ export class VllmAdmin {
     }
   }
 
+  /**
+   * Drops the server's prefix cache (dev route). Needed after an adapter was replaced in place under
+   * the same name: vLLM keeps cache blocks computed with the old weights.
+   */
+  async resetPrefixCache(): Promise<void> {
+    await this.post("/reset_prefix_cache", {});
+  }
+
   /** Model names the server serves now (the base model and loaded adapters). */
   async models(): Promise<string[]> {
     const res = (await this.request("GET", "/v1/models", undefined)) as { data?: Array<{ id?: unknown }> };

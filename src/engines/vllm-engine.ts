@@ -172,8 +172,11 @@ export class VllmRolloutEngine {
     const retries = this.opts.syncRetries ?? 2;
     for (let attempt = 0; ; attempt++) {
       try {
-        if (w.format === "lora") await a.loadLoraAdapter(w.version, w.path);
-        else await a.reloadWeights(w.path);
+        if (w.format === "lora") {
+          await a.loadLoraAdapter(w.version, w.path);
+          // the same name again (a resumed run republishes a step): its weights may differ
+          if (this.loaded.includes(w.version)) await a.resetPrefixCache();
+        } else await a.reloadWeights(w.path);
         return null;
       } catch (e) {
         if (!isRetryableError(e) || attempt >= retries) return (e as Error).message;
@@ -193,7 +196,10 @@ export class VllmRolloutEngine {
         maxRetries: 0, // the pool retries and fails over
         returnTokenIds: true,
         ...(this.opts.timeoutMs !== undefined ? { timeoutMs: this.opts.timeoutMs } : {}),
-        ...(this.opts.extraBody ? { extraBody: this.opts.extraBody } : {}),
+        // vLLM refuses tools with the default "auto" tool choice unless started with a tool
+        // parser; "none" still renders the tools into the prompt, and envace parses the
+        // `<tool_call>` text itself, as it does for the worker's
+        extraBody: { tool_choice: "none", ...this.opts.extraBody },
       });
     });
     if (this.pool) {

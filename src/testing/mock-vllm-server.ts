@@ -7,7 +7,8 @@ import { join } from "node:path";
  * A vLLM-shaped server on 127.0.0.1 for contract tests of the vllm rollout engine: the routes and
  * answers vLLM gives (as of 0.32) for what envace uses.
  * - `POST /v1/chat/completions`: `model` must be the base name or a loaded adapter (else 404, as
- *   vLLM); with `return_token_ids` it adds `prompt_token_ids` and per-choice `token_ids`; with
+ *   vLLM); tools with the default tool choice ("auto") are refused (400), as by a vLLM started
+ *   without a tool parser; with `return_token_ids` it adds `prompt_token_ids` and per-choice `token_ids`; with
  *   `logprobs` per-token logprobs. The reply text is `<model>|<endpoint name>|<last user message>`
  *   so tests see which version and which server answered; token ids are the text's code points.
  * - `POST /v1/load_lora_adapter {lora_name, lora_path, load_inplace}`: 400 when the name is loaded
@@ -117,6 +118,8 @@ export async function startMockVllmServer(opts: MockVllmServerOptions = {}): Pro
         adapters.delete(lora);
         return reply(200, `Success: LoRA adapter '${lora}' removed successfully.`, true);
       }
+      case "/reset_prefix_cache":
+        return reply(200, {});
       case "/pause":
         paused = true;
         return reply(200, {});
@@ -147,6 +150,12 @@ export async function startMockVllmServer(opts: MockVllmServerOptions = {}): Pro
     const model = String(body.model);
     if (model !== base && !adapters.has(model))
       return reply(404, { error: { message: `The model \`${model}\` does not exist.`, code: 404 } });
+    if (Array.isArray(body.tools) && body.tools.length > 0 && (body.tool_choice ?? "auto") === "auto")
+      return reply(400, {
+        error: {
+          message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+        },
+      });
     const messages = (body.messages as Array<{ role: string; content: string | null }>) ?? [];
     const lastUser = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
     const generation = model === base ? `${base}#${reloads}` : model;

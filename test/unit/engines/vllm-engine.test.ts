@@ -84,6 +84,18 @@ describe("VllmRolloutEngine (against vLLM-shaped mock servers)", () => {
     expect(engine.stats().callsByVersion).toEqual({ "run@1": 1, "run@2": 1 });
   });
 
+  it("sends tools with tool_choice none (vLLM without a tool parser refuses auto)", async () => {
+    const [a] = await twoServers();
+    const engine = engineFor([a]);
+    await engine.sync(adapter(1));
+    const tools = [{ name: "get_order", description: "d", parameters: { type: "object", properties: {} } }];
+    const res = await engine.policy.chat({ ...episode(1), tools });
+    expect(res.samples[0]!.text).toMatch(/^run@1\|/);
+    const chat = a.calls.find((c) => c.path === "/v1/chat/completions")!;
+    expect(chat.body.tool_choice).toBe("none");
+    expect(chat.body.tools).toHaveLength(1);
+  });
+
   it("records the engine's exact token ids and logprobs (token in, token out)", async () => {
     const [a] = await twoServers();
     const engine = engineFor([a]);
@@ -106,6 +118,8 @@ describe("VllmRolloutEngine (against vLLM-shaped mock servers)", () => {
     await engine.sync(adapter(2));
     const r3 = await engine.sync(adapter(3));
     expect(r3.unloaded).toEqual(["run@1"]);
+    // only the in-place replacement dropped the prefix cache (blocks of the old weights)
+    expect(a.calls.filter((c) => c.path === "/reset_prefix_cache")).toHaveLength(1);
     for (const s of [a, b]) {
       expect([...s.adapters.keys()].sort()).toEqual(["run@2", "run@3"]);
       expect(s.calls.filter((c) => c.path === "/v1/unload_lora_adapter").map((c) => c.body)).toEqual([
