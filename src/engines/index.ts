@@ -45,3 +45,7 @@ export type {
 export { VllmAdmin } from "./vllm-admin.js";
 export type { VllmEndpoint } from "./vllm-admin.js";
 export { sessionKey } from "./vllm-session.js";
+export { VllmPolicySync, runNameOf } from "./vllm-sync.js";
+export type { WeightPublisher, StepSampler, SyncRecord } from "./vllm-sync.js";
+export { VllmRolloutConfigZ } from "./vllm-config.js";
+export type { VllmRolloutConfig } from "./vllm-config.js";
