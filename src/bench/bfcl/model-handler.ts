@@ -98,8 +98,22 @@ export function decodeAstPrompting(text: string): Candidate {
   }
 }
 
-/** Upstream `decoded_output_to_execution_list`: `name(k=repr(v), ...)`. */
+/**
+ * Call strings as upstream executes them: prompting mode's `decoded_output_to_execution_list`
+ * (`name(k=v, ...)`, nested calls rebuilt), or FC mode's `convert_to_function_call`
+ * (`name(k=repr(v),...)`).
+ */
 export function toExecutionList(calls: PyDict[], sep = ", "): string[] {
+  if (sep === ",") {
+    return calls.flatMap((c) =>
+      dictEntries(c).map(
+        ([name, args]) =>
+          `${name}(${dictEntries(args as PyDict)
+            .map(([k, v]) => `${k}=${pyRepr(v)}`)
+            .join(",")})`,
+      ),
+    );
+  }
   return calls.flatMap((c) =>
     dictEntries(c).map(
       ([name, args]) =>

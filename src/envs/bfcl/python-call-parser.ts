@@ -164,6 +164,14 @@ class Parser {
 
   call(depth: number): ParsedCall {
     if (depth > MAX_DEPTH) this.fail("nesting too deep");
+    this.skip();
+    if (this.s[this.i] === "(") {
+      // A parenthesised call is still a call: `[(f(x=1))]`.
+      this.i++;
+      const inner = this.call(depth + 1);
+      this.expect(")");
+      return inner;
+    }
     const name = this.dottedName();
     this.skip();
     if (this.s[this.i] !== "(") this.fail("expected a call");

@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { decodeAstPrompting } from "../../../src/bench/bfcl/model-handler.js";
 import {
   parseCall,
   parseCallList,
@@ -119,4 +121,20 @@ describe("Python call parser: properties", () => {
     );
     expect(Date.now() - start).toBeLessThan(60_000);
   });
+});
+
+describe("prompting-mode decoding: outputs recorded from upstream's default_decode_ast_prompting", () => {
+  // Each text was decoded by upstream's decoder (commit 6ea5797); null = it raised.
+  const cases = JSON.parse(
+    readFileSync(new URL("./upstream-decodes.json", import.meta.url), "utf8"),
+  ) as Array<{
+    text: string;
+    upstream: string | null;
+  }>;
+  for (const c of cases) {
+    it(`decodes ${JSON.stringify(c.text).slice(0, 70)} as upstream does`, () => {
+      const r = decodeAstPrompting(c.text);
+      expect(Array.isArray(r) ? pyRepr(r) : null).toBe(c.upstream);
+    });
+  }
 });
