@@ -102,6 +102,7 @@ export async function runEpisode(task: Task, opts: EpisodeOptions): Promise<Epis
   if (task.system) ep.messages.push({ role: "system", content: task.system });
   const replies: string[] = [];
   const turnScores: number[] = [];
+  const standardsPassed: boolean[][][] = [];
   let masked = false;
   let maskReason: string | undefined;
   let allPassed = true;
@@ -122,6 +123,7 @@ export async function runEpisode(task: Task, opts: EpisodeOptions): Promise<Epis
       try {
         const score = await scoreTurn(task, t, turn, opts.judge);
         turnScores.push(score.score);
+        standardsPassed.push(score.passed);
         if (!score.passed.every((p) => p.every(Boolean))) allPassed = false;
         // reference: a required standard that failed, or a judge reply that could not be read,
         // ends the episode after this (scored) turn
@@ -163,6 +165,7 @@ export async function runEpisode(task: Task, opts: EpisodeOptions): Promise<Epis
     envCalls: responder.envCalls,
     masked,
     turnScores,
+    standardsPassed,
     success: !masked && endReason === "done" && allPassed,
   };
   if (!masked) result.reward = episodeReward(task, turnScores);

@@ -60,6 +60,8 @@ export interface EpisodeResult {
   masked: boolean;
   /** Per-turn scores before normalisation (reward/). */
   turnScores: number[];
+  /** passed[t][c][k]: standard k of checklist c for user turn t (scored turns only), for logs. */
+  standardsPassed?: boolean[][][];
   success: boolean;
   /** Why the episode was masked (the judge's API error). */
   maskReason?: string;

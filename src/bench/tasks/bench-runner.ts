@@ -14,6 +14,7 @@ import { openEvalModel } from "../../testtime/eval-model.js";
 import { passHatKs } from "../pass-hat-k.js";
 import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
 import { goldTaskModel, noopTaskModel, replayModels } from "./oracles.js";
+import { sampleLine, writeSamples } from "./samples-log.js";
 
 /** `--env` for task files: the tasks' own real environment, or none (rehearsed by the policy). */
 export type TaskEnvMode = "real" | "none";
@@ -109,7 +110,7 @@ export function tasksBenchRunner(): BenchRunner {
   return {
     describe: "task files: tasks:FILE.jsonl [--env real|none] (docs/tasks.md)",
     async run(opts: EvalOptions): Promise<TaskBenchSummary> {
-      const o = opts as EvalOptions & { env?: string; checkpoint?: string; seed?: number };
+      const o = opts as EvalOptions & { env?: string; checkpoint?: string; logSamples?: string };
       if (o.variant === "") throw usage("tasks: needs a file, e.g. --bench tasks:my-tasks.jsonl");
       let tasks = await loadTasks(o.variant);
       if (o.limit !== undefined) tasks = tasks.slice(0, o.limit);
@@ -165,6 +166,13 @@ export function tasksBenchRunner(): BenchRunner {
         throw new EnvaceError(
           "ENDPOINT_ERROR",
           `every episode (${episodes.length}) failed on the agent model: ${failed[0]?.error ?? "unknown error"}`,
+        );
+      }
+      if (o.logSamples !== undefined) {
+        const byId = new Map(tasks.map((t) => [t.id, t]));
+        writeSamples(
+          o.logSamples,
+          episodes.map((e) => sampleLine(byId.get(e.taskId)!, e)),
         );
       }
       const results = episodes.map((e): TaskTrialResult => ({

@@ -76,6 +76,10 @@ export function register(program: Command): void {
       "--env <mode>",
       "task files (tasks:FILE): real (each task's env, default) | none (scored in the policy's rehearsed world)",
     )
+    .option(
+      "--log-samples <file>",
+      "task files: write each episode's transcript, tool calls and per-standard verdicts (JSONL)",
+    )
     .option("--dump-db <dir>", "write <task_id>.db.json and <task_id>.results.json per task")
     .option("--lang <lang>", "task language where a benchmark has two (vita: en, default, | zh)")
     .option("--tools <file>", "finmcp: the MCP tool schemas (OpenAI JSON list) shown to the model")

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tasksBenchRunner, type TaskBenchSummary } from "../../../src/bench/tasks/index.js";
+import { tasksBenchRunner, type SampleLine, type TaskBenchSummary } from "../../../src/bench/tasks/index.js";
 import type { EvalOptions } from "../../../src/bench/registry.js";
 
 // A trace-only task: no env, so it runs with --env none (scored in the rehearsed world).
@@ -61,6 +61,27 @@ describe("tasks:FILE bench", () => {
     expect(Date.parse(gold.date)).not.toBeNaN();
     const noop = await run({ policy: "noop", env: "none" });
     expect(noop.reward_mean).toBe(0);
+  });
+
+  it("--log-samples writes each episode's transcript, calls and per-standard verdicts", async () => {
+    const log = join(dir, "samples.jsonl");
+    await run({ policy: "noop", env: "none", logSamples: log });
+    const [line, ...rest] = readFileSync(log, "utf8").trim().split("\n");
+    expect(rest).toEqual([]);
+    const sample = JSON.parse(line!) as SampleLine;
+    expect(sample).toMatchObject({ task_id: "notes-1", trial: 0, reward: 0, end_reason: "done", calls: [] });
+    expect(sample.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(sample.verdicts).toEqual([
+      { turn: 0, checklist: 0, question: "added milk?", rule: true, passed: false },
+      { turn: 0, checklist: 0, question: "confirmed?", rule: true, passed: false },
+    ]);
+    await run({ policy: "gold", env: "none", logSamples: log });
+    const gold = JSON.parse(readFileSync(log, "utf8")) as SampleLine;
+    expect(gold.verdicts.map((v) => v.passed)).toEqual([true, true]);
+    // The rehearsed answer is the traced call's recorded result (re-serialised by the parser).
+    expect(gold.calls).toEqual([
+      { turn: 0, name: "add", arguments: { text: "milk" }, result: '{"id":7}', source: "rehearsal" },
+    ]);
   });
 
   it("replay:FILE plays the listed actions", async () => {
