@@ -83,6 +83,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 import uuid
 
@@ -357,8 +358,11 @@ def create_app(worker: Worker, token: str, max_body_bytes: int = 64 << 20, bind_
         await body_of(request)
         return await on_model_thread(lambda: worker.commands.run("zero_grad"))
 
-    def path_args(body) -> tuple:
+    def path_args(body, save: bool = False) -> tuple:
         path = confine(worker.checkpoint_root, body.get("path"))
+        if save and path == os.path.realpath(worker.checkpoint_root):
+            raise BadRequest("save into a directory under the checkpoint root, not the root itself",
+                             code="path_outside_root")
         opt = body.get("optimizer", True)
         if not isinstance(opt, bool):
             raise BadRequest("optimizer must be a boolean")
@@ -367,7 +371,7 @@ def create_app(worker: Worker, token: str, max_body_bytes: int = 64 << 20, bind_
     @app.post("/v1/train/save")
     async def save(request: Request):
         body = await body_of(request)
-        args = path_args(body)
+        args = path_args(body, save=True)
         out = await on_model_thread(lambda: worker.commands.run("save", args))
         return {**out, "path": body["path"]}   # the caller's own spelling, not the resolved path
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 
 import torch
 import torch.distributed as dist
@@ -253,17 +254,36 @@ class Trainer:
         return {"path": path, "step": self.step, "optimizer": optimizer}
 
     def _write(self, path: str, opt_state: dict | None) -> None:
-        os.makedirs(path, exist_ok=True)
-        self.host.model.save_pretrained(path)   # the sampling model: up to date after every step
-        self.host.tokenizer.save_pretrained(path)
+        """Writes the checkpoint into a fresh sibling directory and renames it into place, so that a
+        worker killed mid-save leaves either the previous complete checkpoint at `path` or none,
+        never new weights beside an old optimizer state."""
+        path = os.path.normpath(path)
+        tmp = f"{path}.saving-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp)
+        try:
+            self._write_into(tmp, path, opt_state)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    def _write_into(self, tmp: str, path: str, opt_state: dict | None) -> None:
+        self.host.model.save_pretrained(tmp)   # the sampling model: up to date after every step
+        self.host.tokenizer.save_pretrained(tmp)
         optimizer = opt_state is not None
         if optimizer:
-            trainer_state.write(path, opt_state, self.step, torch.get_rng_state(), random.getstate())
-        legacy = os.path.join(path, trainer_state.LEGACY_FILE)
-        if os.path.exists(legacy):   # an older pickled state must not outlive this save
-            os.remove(legacy)
-        with open(os.path.join(path, "envace_worker.json"), "w") as f:
+            trainer_state.write(tmp, opt_state, self.step, torch.get_rng_state(), random.getstate())
+        with open(os.path.join(tmp, "envace_worker.json"), "w") as f:
             json.dump({"step": self.step, "lora": self.host.lora, "optimizer": optimizer}, f)
+        if os.path.isdir(path):
+            old = f"{path}.replaced-{os.getpid()}"
+            shutil.rmtree(old, ignore_errors=True)
+            os.rename(path, old)
+            os.rename(tmp, path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            os.rename(tmp, path)
 
     def check_loadable(self, path: str, optimizer: bool) -> None:
         """Raises BadRequest (before anything changes) when `path` is not a checkpoint of this model."""

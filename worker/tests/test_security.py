@@ -321,3 +321,16 @@ def test_a_public_host_needs_an_explicit_token(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     r = _serve_cli("--model", str(tmp_path), "--host", "0.0.0.0", env={"ENVACE_WORKER_API_KEY": ""})
     assert r.returncode == 2 and "--api-key" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_save_into_the_root_itself_is_refused_and_a_resave_replaces_whole(served, tmp_path):
+    client, w = served()
+    r = client.post("/v1/train/save", json={"path": "."})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "path_outside_root"
+    _train_one_step(client)
+    assert client.post("/v1/train/save", json={"path": "ck"}).status_code == 200
+    (tmp_path / "root" / "ck" / "trainer_state.pt").write_bytes(b"stale")   # from some older save
+    assert client.post("/v1/train/save", json={"path": "ck", "optimizer": False}).status_code == 200
+    files = set(os.listdir(tmp_path / "root" / "ck"))
+    assert "trainer_state.pt" not in files and "trainer_state.json" not in files   # nothing stale survives
+    assert sorted(os.listdir(tmp_path / "root")) == ["ck"]   # no temporary directories left
