@@ -9,3 +9,4 @@ export { traceSteps } from "./trace-steps.js";
 export type { TraceCall } from "./trace-steps.js";
 export { taskRecordings } from "./sft-sources.js";
 export type { RecordedCall, TaskRecordings } from "./sft-sources.js";
+export { checkEnvTools } from "./check-env-tools.js";

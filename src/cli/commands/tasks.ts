@@ -5,6 +5,7 @@ import { EnvaceError } from "../../core/errors.js";
 import { TaskEnvZ, type Task } from "../../core/task.js";
 import type { ToolSchema } from "../../core/tools.js";
 import { loadTasks } from "../../rollout/load-tasks.js";
+import { checkEnvTools } from "../../tasks/check-env-tools.js";
 import {
   attachChecklists,
   checkTask,
@@ -42,8 +43,12 @@ export function register(program: Command): void {
     )
     .argument("<files...>", "JSONL task files")
     .option("--json", "print one JSON object: {files: [{file, error?, tasks: [...]}], ok}")
-    .action(async (files: string[], o: { json?: boolean }) => {
-      const reports = await Promise.all(files.map(checkFile));
+    .option(
+      "--connect",
+      "also start each task's real environment (an MCP server's command runs) and compare its tools",
+    )
+    .action(async (files: string[], o: { json?: boolean; connect?: boolean }) => {
+      const reports = await Promise.all(files.map((f) => checkFile(f, o.connect === true)));
       const ok = reports.every((r) => !r.error && r.tasks.every((t) => t.errors.length === 0));
       if (o.json) process.stdout.write(JSON.stringify({ ok, files: reports }) + "\n");
       else process.stdout.write(reports.map(formatReport).join(""));
@@ -197,14 +202,22 @@ interface FileReport {
   tasks: TaskCheck[];
 }
 
-async function checkFile(file: string): Promise<FileReport> {
+async function checkFile(file: string, connect: boolean): Promise<FileReport> {
   let tasks: Task[];
   try {
     tasks = await loadTasks(file);
   } catch (e) {
     return { file, error: (e as Error).message, tasks: [] };
   }
-  return { file, tasks: tasks.map(checkTask) };
+  const checks = tasks.map(checkTask);
+  if (connect) {
+    const env = await checkEnvTools(tasks);
+    for (const c of checks) {
+      c.errors.push(...(env.get(c.id)?.errors ?? []));
+      c.warnings.push(...(env.get(c.id)?.warnings ?? []));
+    }
+  }
+  return { file, tasks: checks };
 }
 
 function formatReport(r: FileReport): string {
