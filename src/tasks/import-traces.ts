@@ -105,7 +105,13 @@ export function importOpenAITranscripts(text: string, source: string, opts: Impo
     } catch (e) {
       bad(where, `not valid JSON: ${(e as Error).message}`);
     }
-    if (!isObj(row) || !Array.isArray(row.messages)) bad(where, "expected an object with a messages array");
+    row = asSession(row);
+    if (!isObj(row) || !Array.isArray(row.messages)) {
+      bad(
+        where,
+        "expected {messages, tools?} or a logged {request: {messages, tools?}, response: {choices}}",
+      );
+    }
     const id = `${opts.idPrefix}-${String(out.tasks.length + 1).padStart(4, "0")}`;
     const system: string[] = [];
     const trace: TraceMessage[] = [];
@@ -149,6 +155,24 @@ export function importOpenAITranscripts(text: string, source: string, opts: Impo
     );
   });
   return out;
+}
+
+/**
+ * A logged request/response pair (`{request: {messages, tools}, response: {choices: [{message}]}}`,
+ * as proxies and batch outputs write them) as one session: the request's messages followed by the
+ * response's first choice. Anything else is returned as it is.
+ */
+function asSession(row: unknown): unknown {
+  if (!isObj(row) || Array.isArray(row.messages) || !isObj(row.request)) return row;
+  const req = row.request;
+  if (!Array.isArray(req.messages)) return row;
+  const body = isObj(row.response) && isObj(row.response.body) ? row.response.body : row.response;
+  const choice = isObj(body) && Array.isArray(body.choices) ? (body.choices[0] as unknown) : undefined;
+  const message = isObj(choice) && isObj(choice.message) ? [choice.message] : [];
+  return {
+    messages: [...(req.messages as unknown[]), ...message],
+    ...(req.tools ? { tools: req.tools } : {}),
+  };
 }
 
 /** Calls paired with their tool messages (by id, else in order), as examples. */

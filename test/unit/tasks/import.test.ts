@@ -72,8 +72,36 @@ describe("importOpenAITranscripts", () => {
       /x:2 messages\.0: tool call f: arguments are not JSON/,
     );
     expect(() => importOpenAITranscripts("{}", "x", opts)).toThrow(
-      /x:1: expected an object with a messages array/,
+      /x:1: expected \{messages, tools\?\} or a logged \{request/,
     );
+  });
+});
+
+describe("importOpenAITranscripts: logged request/response pairs", () => {
+  it("the request's messages and the response's first choice make the session", () => {
+    const row = {
+      request: {
+        messages: [
+          { role: "system", content: "be brief" },
+          { role: "user", content: "weather in Oslo?" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              { id: "a", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } },
+            ],
+          },
+          { role: "tool", tool_call_id: "a", content: '{"temp": 3}' },
+        ],
+        tools: [{ type: "function", function: { name: "weather", parameters: { type: "object" } } }],
+      },
+      response: { body: { choices: [{ message: { role: "assistant", content: "3 degrees." } }] } },
+    };
+    const [t] = importOpenAITranscripts(JSON.stringify(row), "log", opts).tasks;
+    expect(t!.system).toBe("be brief");
+    expect(t!.examples).toEqual([{ name: "weather", arguments: { city: "Oslo" }, result: { temp: 3 } }]);
+    expect(t!.traces[0]!.messages.at(-1)).toEqual({ role: "assistant", content: "3 degrees." });
+    expect(t!.tools.map((x) => x.name)).toEqual(["weather"]);
   });
 });
 
