@@ -29,7 +29,11 @@ def _batch(seed: int, huge_advantage: bool = False):
         seqs.append({"token_ids": ids, "loss_mask": [0, 0] + [1] * (n - 2), "advantages": adv,
                      "sampling_logprobs": old})
     if huge_advantage:   # finite input whose float32 loss overflows: only in rank 1's share
-        seqs[-1]["advantages"] = [3e38] * len(seqs[-1]["token_ids"])
+        # a sampling logprob of -1000 makes the ratio exp(logp + 1000) overflow to inf; with a
+        # negative advantage PPO keeps the unclipped -inf term, so the loss is +inf
+        n = len(seqs[-1]["token_ids"])
+        seqs[-1]["advantages"] = [-1.0] * n
+        seqs[-1]["sampling_logprobs"] = [-1000.0] * n
     return {"sequences": seqs, "loss": {"fn": "ppo", "clip_low": 0.2, "clip_high": 0.28, "kl_coef": 0.1}}
 
 
