@@ -36,10 +36,16 @@ export function register(program: Command): void {
 
   tasks
     .command("check")
-    .description(
-      "Validate task files: the schema (unknown fields are errors), every rule, example and traced call\n" +
-        "against the task's tools, and what each task can be used for (SFT, rehearsal RL, real-env eval,\n" +
-        "judge needed). Exits 1 when a file has errors.",
+    .description("Validate task files and say what each task can be used for.")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Checks the schema (unknown fields are errors), every rule, example and traced call",
+        "against the task's tools, and checklists against the user turns; reports per task",
+        "the SFT examples per role, whether rehearsal RL gets a reward, the real environment",
+        "and whether a judge is needed. Exits 1 when a file has errors.",
+      ].join("\n"),
     )
     .argument("<files...>", "JSONL task files")
     .option("--json", "print one JSON object: {files: [{file, error?, tasks: [...]}], ok}")
@@ -57,13 +63,22 @@ export function register(program: Command): void {
 
   tasks
     .command("import")
-    .description(
-      "Turn logs into tasks.\n" +
-        "  --format openai         JSONL of chat-completion transcripts ({messages, tools?} per line;\n" +
-        "                          assistant tool_calls and tool results): one task per line, with its\n" +
-        "                          calls as examples and the conversation as a trace (SFT for both roles)\n" +
-        "  --format mcp-recording  JSONL of recorded MCP calls ({name, arguments, result}): one task\n" +
-        "Checklists come from --checklists FILE or are left for you to write; the command says which.",
+    .description("Turn logs into tasks: OpenAI chat-completion transcripts or MCP recordings.")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Formats:",
+        "  openai          JSONL, one session a line: {messages, tools?} (or a logged",
+        "                  {request, response} pair) with assistant tool_calls and tool",
+        "                  results. One task per line: its calls become examples, the",
+        "                  conversation a trace (SFT for both roles).",
+        "  mcp-recording   JSONL of recorded calls {name, arguments, result} (what",
+        "                  recordingEnvironment writes). One task; give --user-turn.",
+        "",
+        "Checklists come from --checklists FILE or are left for you to write; the",
+        "command says which, and what else it had to guess (tool schemas, user turns).",
+      ].join("\n"),
     )
     .argument("<file>", "the log")
     .requiredOption("--format <format>", "openai | mcp-recording")
