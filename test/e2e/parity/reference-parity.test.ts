@@ -9,6 +9,7 @@ import { scoreEpisode } from "../../../src/reward/score.js";
 import type { EpisodeResult } from "../../../src/rollout/types.js";
 import { roleWiseAdvantages } from "../../../src/train/advantages.js";
 import { weightByAggregation, type LossAggMode } from "../../../src/train/batching.js";
+import { mulberry32 } from "../../../src/train/task-sampler.js";
 
 /**
  * Our advantages, loss aggregation and episode reward against a Python port of the reference's
@@ -27,17 +28,8 @@ function reference(request: unknown): Record<string, unknown[]> {
   return JSON.parse(out) as Record<string, unknown[]>;
 }
 
-/** mulberry32: a small seeded PRNG, so every run draws the same batches. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so every run draws the same batches. */
+const rng = mulberry32;
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
 function episode(r: () => number, sample: number): EpisodeResult {
