@@ -91,6 +91,18 @@ function toEntry(raw: PyDict, category: BfclCategory, bfclDir: string): BfclEntr
     function: (raw.function as PyDict[] | undefined) ?? [],
     raw,
   };
+  if (category.startsWith("memory")) {
+    // Upstream's process_memory_test_case / process_agentic_test_case: the id names the backend,
+    // the backend's docs are the functions, and the answer-format instruction opens the question.
+    const backend = memoryBackendClass(category);
+    entry.id = id.replace("memory", category);
+    entry.involved_classes = [backend];
+    entry.function = funcDocs(bfclDir, backend);
+    entry.question = [
+      [{ role: "system", content: AGENTIC_RESPONSE_FORMAT }, ...(entry.question[0] ?? [])],
+      ...entry.question.slice(1),
+    ];
+  }
   if (isMultiTurn(category)) {
     entry.initial_config = (raw.initial_config as PyDict | undefined) ?? ({} as PyDict);
     entry.involved_classes = raw.involved_classes as string[];
@@ -113,6 +125,26 @@ function toEntry(raw: PyDict, category: BfclCategory, bfclDir: string): BfclEntr
   return entry;
 }
 
+/** Upstream's ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT. */
+export const AGENTIC_RESPONSE_FORMAT =
+  "For your final answer to the user, you must respond in this format: {'answer': A short and precise answer to the question, 'context': A brief explanation of how you arrived at this answer or why it is correct}. If you do not know the answer, respond with {'answer': 'I do not know', 'context': 'I do not know'}. If you think the question cannot be properly answered, response with {'answer': 'I cannot answer this question', 'context': A short reason explaining why this question cannot be answered}.\n";
+
+export const memoryBackendClass = (category: string): string =>
+  `MemoryAPI_${category.slice("memory_".length)}`;
+
+/** The scenario's prerequisite conversations (where the model fills its memory), in order. */
+export function loadMemoryPrereqs(bfclDir: string, category: BfclCategory, scenario: string): BfclEntry[] {
+  const backend = memoryBackendClass(category);
+  return readJsonLines(join(bfclDir, "memory_prereq_conversation", `memory_${scenario}.json`)).map((raw) => ({
+    id: String(raw.id).replace("memory", category),
+    category,
+    question: raw.question as BfclEntry["question"],
+    function: funcDocs(bfclDir, backend),
+    involved_classes: [backend],
+    raw,
+  }));
+}
+
 /** Loads one category's questions and (where the category has them) its possible answers. */
 export function loadCategory(bfclDir: string, category: BfclCategory): LoadedCategory {
   const stem = fileStem(category);
@@ -128,7 +160,7 @@ export function loadCategory(bfclDir: string, category: BfclCategory): LoadedCat
     );
   }
   answerRows.forEach((a, i) => {
-    if (a.id !== entries[i]!.id) {
+    if (a.id !== entries[i]!.raw.id) {
       throw new EnvaceError(
         "INVALID_DATA_FILE",
         `BFCL ${category}: answer ${i} is ${String(a.id)}, question is ${entries[i]!.id}`,

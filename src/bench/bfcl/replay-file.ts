@@ -6,11 +6,14 @@ import { isDict, type PyValue } from "../../envs/bfcl/py-value.js";
 /**
  * `--policy replay:FILE`: JSON Lines, one candidate a line — `{"id", "calls"}` with decoded AST
  * calls (`[{"func": {"arg": value}}]`, numbers read losslessly) or `{"id", "turns"}` for
- * multi-turn (`turns[turn][step]` = list of Python call strings). An id may repeat; each line is
+ * multi-turn (`turns[turn][step]` = list of Python call strings) or `{"id", "answer"}` for the
+ * memory categories (the model's final message). An id may repeat; each line is
  * scored on its own, in file order.
  */
 export type ReplayLine =
-  { id: string; line: number; calls: PyValue } | { id: string; line: number; turns: string[][][] };
+  | { id: string; line: number; calls: PyValue }
+  | { id: string; line: number; turns: string[][][] }
+  | { id: string; line: number; answer: string };
 
 export function readBfclReplay(path: string): ReplayLine[] {
   let text: string;
@@ -45,12 +48,16 @@ export function readBfclReplay(path: string): ReplayLine[] {
           `${where}: "turns" must be a list (turns) of lists (steps) of call strings`,
         );
       out.push({ id: v.id, line: i + 1, turns: turns as string[][][] });
+    } else if ("answer" in v) {
+      if (typeof v.answer !== "string")
+        throw new EnvaceError("INVALID_TASK_FILE", `${where}: "answer" must be a string`);
+      out.push({ id: v.id, line: i + 1, answer: v.answer });
     } else if ("calls" in v) {
       out.push({ id: v.id, line: i + 1, calls: v.calls! });
     } else {
       throw new EnvaceError(
         "INVALID_TASK_FILE",
-        `${where}: needs "calls" (single-turn) or "turns" (multi-turn)`,
+        `${where}: needs "calls" (single-turn), "turns" (multi-turn) or "answer" (memory)`,
       );
     }
   });

@@ -19,6 +19,8 @@ import { BfclModel, inferMultiTurn, inferSingleTurn, type BfclModelOptions } fro
 import { isEmptyExecuteResponse, multiTurnChecker } from "./multi-turn-checker.js";
 import type { ReplayLine } from "./replay-file.js";
 import { inferMultiTurnRehearsed } from "./rehearsal.js";
+import { answerMemoryQuestion, MemoryPrereqs } from "./memory-flow.js";
+import { agenticChecker } from "./agentic-checker.js";
 import type { ChatModel } from "../../core/model.js";
 import {
   addRehearsalStats,
@@ -87,9 +89,20 @@ interface Job {
 }
 
 /** Why a category cannot be scored here, or undefined when it can. */
-function unsupported(category: BfclCategory, lc: LongContextData | undefined): string | undefined {
+function unsupported(
+  category: BfclCategory,
+  lc: LongContextData | undefined,
+  policy: BfclPolicy,
+): string | undefined {
+  if (category === "memory_kv") {
+    if (policy.kind === "model" && policy.model.mode !== "fc")
+      return "the memory categories run in FC mode only";
+    return undefined;
+  }
   if (isAgentic(category)) {
-    return "agentic categories (memory, web search) need their memory backends or a live search API, which are not ported";
+    return category.startsWith("web_search")
+      ? "web search needs a live search API, which is not wired"
+      : "the vector and recursive-summary memory backends (an embedding model, a summarizer) are not ported";
   }
   if (category === "multi_turn_long_context" && !lc) {
     return "needs bfcl/long_context.py (run `envace data fetch bfcl`)";
@@ -122,7 +135,7 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
     for (const l of o.policy.lines) replayById.set(l.id, [...(replayById.get(l.id) ?? []), l]);
   }
   for (const category of o.categories) {
-    const why = unsupported(category, lc);
+    const why = unsupported(category, lc, o.policy);
     if (why) {
       notRun[category] = why;
       continue;
@@ -153,6 +166,7 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
   }
 
   const model = o.policy.kind === "model" ? new BfclModel(o.policy.model) : undefined;
+  const prereqs = model ? new MemoryPrereqs(model, o.bfclDir) : undefined;
   const rehearsal = o.policy.kind === "model" ? o.policy.rehearsal : undefined;
   let stats = rehearsal ? emptyRehearsalStats(rehearsal.options) : undefined;
   o.onStart?.(jobs.length);
@@ -165,6 +179,7 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
         stats = addRehearsalStats(stats!, r.stats);
         return scoreJob({ ...job, decoded: r.decoded }, o.policy, model, lc);
       }
+      if (job.entry.category.startsWith("memory")) return scoreMemory(job, o.policy, model, prereqs);
       return scoreJob(job, o.policy, model, lc);
     },
     (_r, _i, done) => o.onProgress?.(done, jobs.length),
@@ -191,6 +206,23 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
     not_run: notRun,
     ...(stats ? { rehearsal: stats } : {}),
   };
+}
+
+async function scoreMemory(
+  job: Job,
+  policy: BfclPolicy,
+  model: BfclModel | undefined,
+  prereqs: MemoryPrereqs | undefined,
+): Promise<BfclResult> {
+  const base = { id: job.entry.id, category: job.entry.category };
+  const answers = job.answer as string[];
+  let text: string;
+  if (policy.kind === "gold") text = answers[0] ?? "";
+  else if (job.replay) text = "answer" in job.replay ? job.replay.answer : "";
+  else text = await answerMemoryQuestion(model!, job.entry, prereqs!);
+  if (text === "") return { ...base, valid: false, error_type: "agentic:no_last_message" };
+  const v = agenticChecker(text, answers);
+  return v.valid ? { ...base, valid: true } : { ...base, valid: false, error_type: v.error_type! };
 }
 
 async function scoreJob(

@@ -3,6 +3,7 @@ import type { Backend } from "./backend.js";
 import { GorillaFileSystem } from "./gorilla-file-system.js";
 import type { LongContextData } from "./long-context.js";
 import { MathAPI } from "./math-api.js";
+import { MemoryKV } from "./memory-kv.js";
 import { MessageAPI } from "./message-api.js";
 import { TicketAPI } from "./ticket-api.js";
 import { TradingBot } from "./trading-bot.js";
@@ -43,10 +44,12 @@ export function createBackend(className: string, longContext?: LongContextData):
       return new TravelAPI(longContext);
     case "VehicleControlAPI":
       return new VehicleControlAPI(longContext);
+    case "MemoryAPI_kv":
+      return new MemoryKV();
     default:
       throw new EnvaceError(
         "INVALID_CONFIG",
-        `BFCL backend ${className} is not supported (memory and web search are agentic backends)`,
+        `BFCL backend ${className} is not supported (of the agentic backends only MemoryAPI_kv is ported)`,
       );
   }
 }

@@ -1,4 +1,5 @@
 import { Backend, m, RawResult, type MethodSpec } from "./backend.js";
+import { lnCorrect } from "./py-math.js";
 import {
   add,
   compare,
@@ -102,7 +103,7 @@ export class MathAPI extends Backend {
         const v = num(value!);
         const b = num(base!);
         if (v <= 0 || b <= 0) return err("math domain error");
-        const q = roundToBits(roundToBits(Math.log(v), prec) / roundToBits(Math.log(b), prec), prec);
+        const q = roundToBits(roundToBits(lnCorrect(v), prec) / roundToBits(lnCorrect(b), prec), prec);
         return new RawResult(`{'result': ${mpfRepr(q, prec)}}`);
       }),
       mean: m([["numbers"]], ({ numbers }) => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { loadCategory } from "../../../src/bench/bfcl/load.js";
 import { bindArguments, m } from "../../../src/envs/bfcl/backend.js";
 import { BackendSession } from "../../../src/envs/bfcl/executor.js";
+import { lnCorrect } from "../../../src/envs/bfcl/py-math.js";
 import { PyRandom } from "../../../src/envs/bfcl/py-random.js";
 import { newDict, PyFloat } from "../../../src/envs/bfcl/py-value.js";
 import { BFCL_DIR } from "./data.js";
@@ -118,5 +119,26 @@ describe("Python number semantics in backends", () => {
     expect(x.executeOne("divide(a=6, b=3)")).toBe('{"result": 2.0}');
     expect(x.executeOne("divide(a=6, b=0)")).toBe('{"error": "Cannot divide by zero"}');
     expect(new PyFloat(2).value).toBe(2);
+  });
+});
+
+describe("MemoryAPI_kv: results recorded from upstream's backend", () => {
+  // 12 random sequences of memory calls (adds, replaces, removals, BM25 key searches, limits and
+  // key-format errors) run through upstream's MemoryAPI_kv with rank_bm25 0.2.2.
+  const cases = JSON.parse(
+    readFileSync(new URL("./upstream-memory-kv.json", import.meta.url), "utf8"),
+  ) as Array<{
+    calls: string[];
+    upstream_results: string[];
+  }>;
+  cases.forEach((c, i) => {
+    it(`sequence ${i}: every result string equals upstream's`, () => {
+      const s = new BackendSession(newDict(), ["MemoryAPI_kv"], false);
+      expect(s.execute(c.calls)).toEqual(c.upstream_results);
+    });
+  });
+  it("ln is correctly rounded where V8's Math.log is not (ln 3)", () => {
+    expect(lnCorrect(3)).toBe(1.0986122886681098);
+    expect(lnCorrect(51 / 2)).toBe(3.2386784521643803);
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { agenticChecker } from "../../../src/bench/bfcl/agentic-checker.js";
 import { bfclBenchRunner } from "../../../src/bench/bfcl/bench-runner.js";
 import { goldCalls } from "../../../src/bench/bfcl/gold.js";
 import { loadCategory } from "../../../src/bench/bfcl/load.js";
@@ -263,5 +264,75 @@ describe("test-time rehearsal on multi-turn (mock OpenAI server)", () => {
         rehearsal: "parallel:2",
       } as never),
     ).rejects.toThrow(/multi-turn categories/);
+  });
+});
+
+describe("memory (key-value backend)", () => {
+  it("gold scores 100%; the checker wants the answer as a whole word", async () => {
+    const run = await runBfcl({ bfclDir: BFCL_DIR, categories: ["memory_kv"], policy: { kind: "gold" } });
+    expect(run.categories.memory_kv).toEqual({ accuracy: 1, total: 155, ran: true });
+    expect(agenticChecker("{'answer': 'Michael', 'context': 'memory'}", ["Michael"]).valid).toBe(true);
+    expect(agenticChecker("Michaela", ["Michael"])).toMatchObject({
+      valid: false,
+      error_type: "agentic:answer_not_found",
+    });
+    expect(agenticChecker("It's thirty-five.", ["35", "thirty five"]).valid).toBe(false);
+    expect(agenticChecker("I am thirty five", ["35", "thirty five"]).valid).toBe(true);
+  });
+
+  it("a model fills its memory in the prerequisite conversations and answers from it (mock server)", async () => {
+    const server = await startServer({
+      handler: (body: MockChatBody) => {
+        const last = body.messages[body.messages.length - 1]!;
+        const content = String(last.content ?? "");
+        if (last.role === "tool") {
+          return content.includes('"value"')
+            ? `{'answer': '${JSON.parse(content).value}', 'context': 'memory'}`
+            : "Noted.";
+        }
+        if (content.includes("My name is Michael")) {
+          return {
+            toolCalls: [{ name: "core_memory_add", arguments: { key: "first_name", value: "Michael" } }],
+          };
+        }
+        if (content === "What is my first name?") {
+          return { toolCalls: [{ name: "core_memory_retrieve", arguments: { key: "first_name" } }] };
+        }
+        return "Okay.";
+      },
+    });
+    const summary = await bfclBenchRunner().run({
+      variant: "memory_kv",
+      endpoint: server.baseURL,
+      model: "m",
+      limit: 1,
+      trials: 1,
+      concurrency: 1,
+    });
+    expect(summary.results).toEqual([{ id: "memory_kv_0-customer-0", valid: true }]);
+    // The question's system prompt shows the core memory the prerequisites left.
+    const question = server.requests.find((r) =>
+      r.body.messages.some((m) => m.content === "What is my first name?"),
+    )!;
+    expect(String(question.body.messages[0]!.content)).toContain('"first_name": "Michael"');
+    expect(String(question.body.messages[0]!.content)).toContain("For your final answer to the user");
+  });
+
+  it("replays answers from a file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bfcl-replay-"));
+    const file = join(dir, "m.jsonl");
+    writeFileSync(
+      file,
+      `{"id": "memory_kv_1-customer-1", "answer": "You are 35."}\n{"id": "memory_kv_2-customer-2", "answer": "Portland"}\n`,
+    );
+    const run = await runBfcl({
+      bfclDir: BFCL_DIR,
+      categories: ["memory_kv"],
+      policy: { kind: "replay", lines: readBfclReplay(file) },
+    });
+    expect(run.results.map((r) => [r.id, r.valid])).toEqual([
+      ["memory_kv_1-customer-1", true],
+      ["memory_kv_2-customer-2", false],
+    ]);
   });
 });
