@@ -1,5 +1,5 @@
-"""Who may call the worker (ASGI middleware, outermost): requests must name a local Host (or the
-address the worker was deliberately bound to), carry no foreign Origin, and send the worker's token
+"""Who may call the worker (ASGI middleware, outermost): requests must name a local Host (when the
+worker listens on loopback, as by default), carry no foreign Origin, and send the worker's token
 as `Authorization: Bearer <token>` on every path but `GET /health` (a liveness probe that reveals
 nothing secret). A web page can neither reach the API with a forged Host (DNS rebinding) nor post to
 it from another origin, and another local user cannot call it without the token.
@@ -52,13 +52,16 @@ class Guard:
         self.app, self.token = app, token.encode()
         self.allowed = set(LOCAL_NAMES)
         self.allowed.add(_hostname(bind_host))
+        # Host is checked against DNS rebinding, an attack on loopback services; a worker bound to a
+        # public address (with an explicit token) is reached under names it cannot know
+        self.check_host = is_loopback(_hostname(bind_host))
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         host = _hostname(headers.get("host", ""))
-        if host not in self.allowed:
+        if self.check_host and host not in self.allowed:
             return await _deny(send, 403, "forbidden_host", f"Host {headers.get('host', '')!r} is not this worker")
         origin = headers.get("origin")
         if origin is not None and _origin_host(origin) not in self.allowed:

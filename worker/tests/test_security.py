@@ -334,3 +334,17 @@ def test_save_into_the_root_itself_is_refused_and_a_resave_replaces_whole(served
     files = set(os.listdir(tmp_path / "root" / "ck"))
     assert "trainer_state.pt" not in files and "trainer_state.json" not in files   # nothing stale survives
     assert sorted(os.listdir(tmp_path / "root")) == ["ck"]   # no temporary directories left
+
+
+def test_a_worker_bound_to_a_public_address_checks_token_and_origin_but_not_host(served):
+    _, w = served()
+    app = create_app(w, API_TOKEN, 1 << 20, bind_host="0.0.0.0")
+    auth = {"authorization": f"Bearer {API_TOKEN}"}
+
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://10.1.2.3:8000") as c:
+            return ((await c.get("/v1/models", headers=auth)).status_code,
+                    (await c.get("/v1/models")).status_code,
+                    (await c.get("/v1/models", headers={**auth, "origin": "http://evil.example"})).status_code)
+
+    assert asyncio.run(go()) == (200, 401, 403)
