@@ -150,42 +150,48 @@ describe("vLLM follows the trainer", () => {
     );
   });
 
-  // Known upstream limitation, pinned so that we notice when it goes away: on vLLM 0.32's CPU
-  // backend an in-place reload from disk (collective_rpc reload_weights between /pause and
-  // /resume) answers 200 and logs "Reloading weights inplace", yet the served logprobs do not
-  // change at all (measured: the same ratio to 1e-9 before and after; its log also says
-  // "ParallelLMHead: Failed to load weights" for the tied head). Full fine-tuning therefore needs
-  // vLLM's weight-transfer endpoints on GPU; on CPU use LoRA.
-  it.fails(
-    "full weights: a published checkpoint reloaded between /pause and /resume changes what vLLM serves",
-    async () => {
-      const w = await worker(0);
-      const engine = new VllmRolloutEngine({ endpoints: [{ baseURL }], baseModel: SERVED });
-      const served = new OpenAIChatModel({ baseURL, model: SERVED, returnTokenIds: true, maxRetries: 0 });
-      const warm = await mismatch(w, served);
-      await trainStep(w, warm.completion, warm.prompt, 1e-3);
-      const stale = await mismatch(w, served); // the server still has the old weights
-      const t0 = performance.now();
-      const v1 = await w.client.publish("full", { dir: "published", keep: 1 });
-      const publishS = (performance.now() - t0) / 1000;
-      expect(v1.format).toBe("full");
-      const s1 = await engine.sync(v1);
-      expect(s1.failed).toEqual([]);
-      const after = await mismatch(w, engine.policy);
-      const spread = (m: { min: number; max: number }) =>
-        Math.max(Math.abs(Math.log(m.min)), Math.abs(Math.log(m.max)));
-      console.log(
-        JSON.stringify({
-          full: {
-            ratio_stale: [stale.min, stale.max],
-            ratio_after: [after.min, after.max],
-            publish_s: publishS,
-            load_s: s1.seconds,
-          },
-        }),
-      );
-      expect(spread(stale)).toBeGreaterThan(10 * TOL); // the step moved the weights visibly
-      expect(spread(after)).toBeLessThan(spread(stale)); // the reload took effect
-    },
-  );
+  // Full fine-tuning: the checkpoint is reloaded in place (collective_rpc reload_weights between
+  // /pause and /resume). Measured on vLLM 0.32's CPU backend with this tied-embedding model: the
+  // first reload of a fresh server takes effect but not fully (its log: "ParallelLMHead: Failed to
+  // load weights": the tied LM head keeps its old values; ratio 0.99–4.25 before, 1.08–1.16 after),
+  // and a second reload on the same server changed nothing served. So on CPU only LoRA follows the
+  // trainer exactly; run this file against a fresh server (not ENVACE_VLLM_URL reused).
+  let full: { stale: number; after: number } | undefined;
+  const spread = (m: { min: number; max: number }) =>
+    Math.max(Math.abs(Math.log(m.min)), Math.abs(Math.log(m.max)));
+
+  it("full weights: a published checkpoint reloaded between /pause and /resume takes effect", async () => {
+    const w = await worker(0);
+    const engine = new VllmRolloutEngine({ endpoints: [{ baseURL }], baseModel: SERVED });
+    const served = new OpenAIChatModel({ baseURL, model: SERVED, returnTokenIds: true, maxRetries: 0 });
+    const warm = await mismatch(w, served);
+    await trainStep(w, warm.completion, warm.prompt, 1e-3);
+    const stale = await mismatch(w, served); // the server still has the old weights
+    const t0 = performance.now();
+    const v1 = await w.client.publish("full", { dir: "published", keep: 1 });
+    const publishS = (performance.now() - t0) / 1000;
+    expect(v1.format).toBe("full");
+    const s1 = await engine.sync(v1);
+    expect(s1.failed).toEqual([]);
+    const after = await mismatch(w, engine.policy);
+    full = { stale: spread(stale), after: spread(after) };
+    console.log(
+      JSON.stringify({
+        full: {
+          ratio_stale: [stale.min, stale.max],
+          ratio_after: [after.min, after.max],
+          publish_s: publishS,
+          load_s: s1.seconds,
+        },
+      }),
+    );
+    expect(full.stale).toBeGreaterThan(10 * TOL); // the step moved the weights visibly
+    expect(full.after).toBeLessThan(full.stale / 2); // the reload took effect
+  });
+
+  // Pinned upstream limitation (see above): fails while vLLM leaves the tied head stale.
+  it.fails("full weights: after the reload vLLM's logprobs match the worker's within TOL", () => {
+    if (!full) return; // no measurement: passing here makes it.fails report it
+    expect(full.after).toBeLessThan(TOL);
+  });
 });
