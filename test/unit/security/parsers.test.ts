@@ -155,6 +155,43 @@ describe("parseVerdict", () => {
   });
 });
 
+describe("parseAssistantText", () => {
+  it("never throws; every call it returns has a name and object arguments, every error a code", () => {
+    const piece = fc.constantFrom(
+      "<tool_call>",
+      "</tool_call>",
+      "<think>",
+      "</think>",
+      '{"name": "f", "arguments": {"a": 1}}',
+      '{"name": "", "arguments": []}',
+      '{"name": "g", "arguments": "{\\"x\\": 2}"}',
+      "{",
+      "}",
+      "\n",
+      "text",
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.array(piece, { maxLength: 16 }).map((p) => p.join("")),
+          fc.string(),
+        ),
+        (text) => {
+          const r = parseAssistantText(text);
+          for (const c of r.toolCalls) {
+            expect(c.name.length).toBeGreaterThan(0);
+            expect(
+              typeof c.arguments === "object" && c.arguments !== null && !Array.isArray(c.arguments),
+            ).toBe(true);
+          }
+          for (const e of r.errors) expect(e.code).toBe("INVALID_TOOL_CALL_FORMAT");
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe("parsers stay linear on their worst-case inputs", () => {
   it("a judge reply that opens a fence and then whitespace (froze the loop before)", () => {
     const ratio = growthRatio(parseVerdict, (n) => "```" + " ".repeat(n) + "x", 20_000);
