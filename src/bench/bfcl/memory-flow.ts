@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { BackendSession } from "../../envs/bfcl/executor.js";
-import type { MemoryKV, MemorySnapshot } from "../../envs/bfcl/memory-kv.js";
+import type { PyDict } from "../../envs/bfcl/py-value.js";
 import { dict } from "../../envs/bfcl/py-ops.js";
 import { toPlain } from "../../envs/bfcl/py-value.js";
 import type { BfclCategory } from "./categories.js";
@@ -29,7 +29,23 @@ const SCENARIO_SETTINGS: Record<string, string> = {
     "You are a personal organization assistant. Capture key information from conversations, like tasks, deadlines, and preferences, and use it to give reliable reminders and answers in future sessions.",
 };
 
-export function memorySystemPrompt(scenario: string, coreMemory: string): string {
+/** A memory backend as the flow needs it: what the prompt shows, and what the next conversation starts from. */
+interface MemoryBackend {
+  coreMemoryForContext(): string;
+  snapshot(): PyDict;
+}
+type MemorySnapshot = PyDict;
+
+export function memorySystemPrompt(category: string, scenario: string, coreMemory: string): string {
+  if (category.includes("rec_sum")) {
+    return `${SCENARIO_SETTINGS[scenario] ?? ""}
+
+You have access to an advanced memory system, which is persistent across multiple conversations with the user, and can be accessed in a later interactions. You should actively manage your memory data to keep track of important information, ensure that it is up-to-date and easy to retrieve to provide personalized responses to the user later.
+
+Here is the content of your memory system from previous interactions:
+${coreMemory}
+`;
+  }
   return `${SCENARIO_SETTINGS[scenario] ?? ""}
 
 You have access to an advanced memory system, consisting of two memory types 'Core Memory' and 'Archival Memory'. Both type of memory is persistent across multiple conversations with the user, and can be accessed in a later interactions. You should actively manage your memory data to keep track of important information, ensure that it is up-to-date and easy to retrieve to provide personalized responses to the user later.
@@ -53,24 +69,14 @@ async function converse(
   scenario: string,
   start?: MemorySnapshot,
 ): Promise<Conversation> {
-  const backendConfig = start
-    ? dict([
-        [
-          "snapshot",
-          dict([
-            ["core_memory", start.core_memory],
-            ["archival_memory", start.archival_memory],
-          ]),
-        ],
-      ])
-    : dict([]);
+  const backendConfig = start ? dict([["snapshot", start]]) : dict([]);
   const config = dict([[entry.involved_classes![0]!, backendConfig]]);
   const session = new BackendSession(config, entry.involved_classes!, false);
-  const memory = session.instances.get(entry.involved_classes![0]!) as MemoryKV;
+  const memory = session.instances.get(entry.involved_classes![0]!) as unknown as MemoryBackend;
   const tools = toOpenAITools(withLanguageHints(entry.function, entry.category));
   const messages: ChatCompletionMessageParam[] = [];
   const texts: string[] = [];
-  const system = memorySystemPrompt(scenario, memory.coreMemoryForContext());
+  const system = memorySystemPrompt(entry.category, scenario, memory.coreMemoryForContext());
   for (let turn = 0; turn < entry.question.length; turn++) {
     const turnMessages = toPlain(entry.question[turn]!) as ChatCompletionMessageParam[];
     if (turn === 0) {

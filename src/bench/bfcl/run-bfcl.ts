@@ -94,7 +94,7 @@ function unsupported(
   lc: LongContextData | undefined,
   policy: BfclPolicy,
 ): string | undefined {
-  if (category === "memory_kv") {
+  if (category === "memory_kv" || category === "memory_rec_sum") {
     if (policy.kind === "model" && policy.model.mode !== "fc")
       return "the memory categories run in FC mode only";
     return undefined;
@@ -102,7 +102,7 @@ function unsupported(
   if (isAgentic(category)) {
     return category.startsWith("web_search")
       ? "web search needs a live search API, which is not wired"
-      : "the vector and recursive-summary memory backends (an embedding model, a summarizer) are not ported";
+      : "the vector memory backend (an embedding model and FAISS) is not ported";
   }
   if (category === "multi_turn_long_context" && !lc) {
     return "needs bfcl/long_context.py (run `envace data fetch bfcl`)";

@@ -4,6 +4,7 @@ import { GorillaFileSystem } from "./gorilla-file-system.js";
 import type { LongContextData } from "./long-context.js";
 import { MathAPI } from "./math-api.js";
 import { MemoryKV } from "./memory-kv.js";
+import { MemoryRecSum } from "./memory-rec-sum.js";
 import { MessageAPI } from "./message-api.js";
 import { TicketAPI } from "./ticket-api.js";
 import { TradingBot } from "./trading-bot.js";
@@ -46,10 +47,12 @@ export function createBackend(className: string, longContext?: LongContextData):
       return new VehicleControlAPI(longContext);
     case "MemoryAPI_kv":
       return new MemoryKV();
+    case "MemoryAPI_rec_sum":
+      return new MemoryRecSum();
     default:
       throw new EnvaceError(
         "INVALID_CONFIG",
-        `BFCL backend ${className} is not supported (of the agentic backends only MemoryAPI_kv is ported)`,
+        `BFCL backend ${className} is not supported (of the agentic backends MemoryAPI_kv and MemoryAPI_rec_sum are ported)`,
       );
   }
 }

@@ -27,11 +27,6 @@ const err = (msg: string): PyDict => dict([["error", msg]]);
 const ok = (msg: string): PyDict => dict([["status", msg]]);
 const KEY_RE = /^[a-z]+(_[a-z0-9]+)*$/;
 
-export interface MemorySnapshot {
-  core_memory: PyDict;
-  archival_memory: PyDict;
-}
-
 function similaritySearch(query: PyValue, corpus: string[], k: PyValue): PyDict {
   const tokenize = (t: string) =>
     t
@@ -67,8 +62,11 @@ export class MemoryKV extends Backend {
     }
   }
 
-  snapshot(): MemorySnapshot {
-    return { core_memory: deepcopy(this.core_memory), archival_memory: deepcopy(this.archival_memory) };
+  snapshot(): PyDict {
+    return dict([
+      ["core_memory", deepcopy(this.core_memory)],
+      ["archival_memory", deepcopy(this.archival_memory)],
+    ]);
   }
 
   /** What the system prompt shows of the core memory (upstream `_dump_core_memory_to_context`). */

@@ -142,3 +142,20 @@ describe("MemoryAPI_kv: results recorded from upstream's backend", () => {
     expect(lnCorrect(51 / 2)).toBe(3.2386784521643803);
   });
 });
+
+describe("MemoryAPI_rec_sum: results recorded from upstream's backend", () => {
+  // Random sequences of appends, updates, replaces (including the empty text, which Python's
+  // str.replace inserts between every character), retrievals and clears, run through upstream's class.
+  const cases = JSON.parse(
+    readFileSync(new URL("./upstream-memory-rec-sum.json", import.meta.url), "utf8"),
+  ) as Array<{
+    calls: string[];
+    upstream_results: string[];
+  }>;
+  cases.forEach((c, i) => {
+    it(`sequence ${i}: every result string equals upstream's`, () => {
+      const s = new BackendSession(newDict(), ["MemoryAPI_rec_sum"], false);
+      expect(s.execute(c.calls)).toEqual(c.upstream_results);
+    });
+  });
+});

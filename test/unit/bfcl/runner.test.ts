@@ -318,6 +318,41 @@ describe("memory (key-value backend)", () => {
     expect(String(question.body.messages[0]!.content)).toContain("For your final answer to the user");
   });
 
+  it("the recursive-summary memory: gold 100%, and its prompt shows the memory text (mock server)", async () => {
+    const gold = await runBfcl({
+      bfclDir: BFCL_DIR,
+      categories: ["memory_rec_sum"],
+      policy: { kind: "gold" },
+    });
+    expect(gold.categories.memory_rec_sum).toEqual({ accuracy: 1, total: 155, ran: true });
+    const server = await startServer({
+      handler: (body: MockChatBody) => {
+        const last = body.messages[body.messages.length - 1]!;
+        const content = String(last.content ?? "");
+        if (last.role === "tool") return "Noted.";
+        if (content.includes("My name is Michael")) {
+          return { toolCalls: [{ name: "memory_append", arguments: { text: "First name: Michael. " } }] };
+        }
+        if (content === "What is my first name?") {
+          const system = String(body.messages[0]!.content);
+          return /First name: (\w+)/.test(system)
+            ? `{'answer': '${/First name: (\w+)/.exec(system)![1]}'}`
+            : "I do not know";
+        }
+        return "Okay.";
+      },
+    });
+    const summary = await bfclBenchRunner().run({
+      variant: "memory_rec_sum",
+      endpoint: server.baseURL,
+      model: "m",
+      limit: 1,
+      trials: 1,
+      concurrency: 1,
+    });
+    expect(summary.results).toEqual([{ id: "memory_rec_sum_0-customer-0", valid: true }]);
+  });
+
   it("replays answers from a file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bfcl-replay-"));
     const file = join(dir, "m.jsonl");
