@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { loadTasks } from "../../../src/rollout/load-tasks.js";
 import { environmentForTask } from "../../../src/envs/task-environment.js";
 import type { TaskBenchSummary } from "../../../src/bench/tasks/index.js";
@@ -14,7 +15,7 @@ import { MEMORY_SERVER, REPO_ROOT } from "../mcp/servers.js";
 const exec = promisify(execFile);
 const envace = (args: string[]) =>
   exec("npx", ["tsx", "src/cli/main.ts", ...args], { cwd: REPO_ROOT, maxBuffer: 64 << 20 });
-const example = (name: string) => join(REPO_ROOT, "examples/tasks", name);
+const exampleFile = (name: string) => join(REPO_ROOT, "examples/tasks", name);
 
 // Runs go under the repository's ignored tmp/: the worker saves checkpoints only inside its root.
 function scratch(): string {
@@ -35,15 +36,15 @@ async function importMemory(dir: string): Promise<string> {
   const { stdout } = await envace([
     "tasks",
     "import",
-    example("memory-transcripts.jsonl"),
+    exampleFile("memory-transcripts.jsonl"),
     "--format",
     "openai",
     "--domain",
     "memory",
     "--tools",
-    example("memory-tools.json"),
+    exampleFile("memory-tools.json"),
     "--checklists",
-    example("memory-checklists.jsonl"),
+    exampleFile("memory-checklists.jsonl"),
     "--env",
     JSON.stringify(memoryEnv),
     "--out",
@@ -135,27 +136,12 @@ describe("your own world: a log of MCP sessions becomes tasks you can check, tra
   it("SFT on the traces, rehearsal RL with no env calls, then eval on the real server", async () => {
     const dir = scratch();
     const tasks = await importMemory(dir);
-    const config = {
-      worker: { init: { size: "xs", seed: 0 } },
-      tasks,
-      eval_tasks: tasks,
-      mode: "rehearsal",
-      rehearsal_prompt: "compact",
-      group_size: 2,
-      tasks_per_step: 2,
-      steps: 2,
-      lr: 0.001,
-      weight_decay: 0,
-      limits: { max_assistant_turns: 3, max_parallel_calls: 2, context_budget: 4096, max_tokens: 128 },
-      token_budget: 16384,
-      // Enough passes for the tiny model to learn the calls' format from two conversations.
-      sft: { epochs: 40, lr: 0.003, batch_size: 4 },
-      eval_every: 0,
-      checkpoint_every: 2,
-      concurrency: 4,
-      seed: 0,
-      temperature: 0.3,
-    };
+    // examples/tasks/train-memory.yaml as written, on the tasks just imported.
+    const exampleConfig = parse(readFileSync(exampleFile("train-memory.yaml"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    const config = { ...exampleConfig, tasks, eval_tasks: tasks };
     const cfgPath = join(dir, "train.json");
     writeFileSync(cfgPath, JSON.stringify(config));
     const out = join(dir, "run");
