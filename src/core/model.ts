@@ -32,6 +32,8 @@ export interface Sample {
 }
 
 export interface ChatResult {
+  /** The model that answered, as the server names it (a versioned `<run>@<step>` with vLLM rollouts). */
+  model?: string;
   promptTokenIds?: number[];
   samples: Sample[];
   usage?: { promptTokens: number; completionTokens: number };

@@ -72,6 +72,8 @@ export const LossConfigSchema = z.object({
   clip_low: z.number().optional(),
   clip_high: z.number().optional(),
   kl_coef: z.number().optional(),
+  /** Truncated importance sampling cap (sampler ≠ trainer): weight min(π_trainer/π_sampler, cap). */
+  tis_cap: z.number().optional(),
   temperature: z.number().optional(),
 });
 export type LossConfig = z.infer<typeof LossConfigSchema>;

@@ -102,6 +102,7 @@ export class OpenAIChatModel implements ChatModel {
         return sample;
       });
     const result: ChatResult = { samples };
+    if (typeof res.model === "string" && res.model) result.model = res.model;
     const prompt = res.prompt_token_ids ?? res.choices[0]?.prompt_token_ids;
     if (Array.isArray(prompt)) result.promptTokenIds = prompt;
     if (res.usage) {

@@ -53,6 +53,7 @@ export interface LossInput {
   clipHigh?: number;
   klCoef?: number;
   temperature?: number;
+  tisCap?: number;
 }
 
 export interface ForwardBackwardInput {
@@ -173,6 +174,7 @@ export class WorkerClient {
         clip_low: req.loss.clipLow,
         clip_high: req.loss.clipHigh,
         kl_coef: req.loss.klCoef,
+        tis_cap: req.loss.tisCap,
         temperature: req.loss.temperature,
       }) as ForwardBackwardRequest["loss"],
     };

@@ -10,6 +10,7 @@ export function toRow(role: PolicyRole, turn: number, result: ChatResult, sample
     tokenIds: sample.tokenIds ?? [],
     logprobs: sample.logprobs ?? [],
     turn,
+    ...(result.model ? { policyVersion: result.model } : {}),
   };
 }
 

@@ -11,6 +11,8 @@ export interface Row {
   logprobs: number[];
   /** The user turn (0-based) during which the call was made. */
   turn: number;
+  /** The policy version that sampled it, when the server names one (`<run>@<step>` on vLLM). */
+  policyVersion?: string;
 }
 
 /** How a tool call is answered during a run (ARCHITECTURE.md, "One episode"). */

@@ -163,6 +163,12 @@ const TrainConfigObjectZ = z
         clip_high: z.number().nonnegative().default(0.2),
         /** KL-to-reference coefficient (0: none, as the reference's use_kl_loss=False). */
         kl_coef: z.number().nonnegative().default(0),
+        /**
+         * Truncated importance sampling cap, for rollouts sampled by another engine (vLLM): PPO's old
+         * policy becomes the trainer's own logprobs and each token is weighted by
+         * min(π_trainer/π_sampler, tis_cap). Unset: none (the sampler is the trainer).
+         */
+        tis_cap: z.number().min(1).optional(),
       })
       .strict()
       .default({ fn: "ppo", clip_low: 0.2, clip_high: 0.2, kl_coef: 0 }),

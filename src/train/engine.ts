@@ -21,6 +21,8 @@ export interface LossOptions {
   clipHigh?: number;
   klCoef?: number;
   temperature?: number;
+  /** Truncated importance sampling: weight each token by min(π_trainer/π_sampler, tisCap). */
+  tisCap?: number;
 }
 
 export interface ForwardBackwardResult {

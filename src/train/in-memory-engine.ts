@@ -53,7 +53,10 @@ export class InMemoryTrainEngine implements TrainEngine {
       });
     }
     this.pendingTokens += n;
-    return { loss, metrics: { tokens: n } };
+    // sampler = trainer here: every truncated importance weight is 1
+    const tis: Record<string, number> =
+      req.loss.tisCap !== undefined ? { tis_weight_mean: 1, tis_capped_fraction: 0 } : {};
+    return { loss, metrics: { tokens: n, num_tokens: n, ...tis } };
   }
 
   async optimStep(req: { lr: number; weightDecay?: number; maxGradNorm?: number }): Promise<OptimStepResult> {

@@ -107,6 +107,7 @@ export async function runTrainLoop(opts: TrainLoopOptions, deps: TrainLoopDeps):
     clipLow: c.loss.clip_low,
     clipHigh: c.loss.clip_high,
     ...(c.loss.kl_coef > 0 ? { klCoef: c.loss.kl_coef } : {}),
+    ...(c.loss.tis_cap !== undefined ? { tisCap: c.loss.tis_cap } : {}),
     // logprobs at the temperature the rollouts sampled at, so the first update's ratio is 1
     // (a greedy rollout, temperature 0, samples from the untempered distribution's argmax)
     ...(c.temperature > 0 ? { temperature: c.temperature } : {}),
@@ -200,6 +201,7 @@ export async function runTrainLoop(opts: TrainLoopOptions, deps: TrainLoopDeps):
     const t1 = performance.now();
     let fbCalls = 0;
     let lossSum = 0;
+    const tis = { weight: 0, capped: 0, tokens: 0 };
     let gradNorm: number | null = null;
     let optimSkipped = false;
     const ratios: Array<{
@@ -232,6 +234,12 @@ export async function runTrainLoop(opts: TrainLoopOptions, deps: TrainLoopDeps):
         const res = await engine.forwardBackward({ sequences: call.map((w) => w.s), loss });
         lossSum += res.loss;
         fbCalls++;
+        const n = res.metrics.num_tokens ?? 0;
+        if (res.metrics.tis_weight_mean !== undefined) {
+          tis.weight += res.metrics.tis_weight_mean * n;
+          tis.capped += (res.metrics.tis_capped_fraction ?? 0) * n;
+          tis.tokens += n;
+        }
         res.sequenceMetrics?.forEach((ratio, i) => ratios.push({ role: call[i]!.role, ratio }));
       }
       const opt = await engine.optimStep({ lr, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm });
@@ -258,6 +266,9 @@ export async function runTrainLoop(opts: TrainLoopOptions, deps: TrainLoopDeps):
       // Each call returns its part of the step's aggregated loss: their sum is the step's loss.
       loss: fbCalls > 0 ? lossSum : null,
       ...ratioMetrics(ratios),
+      ...(tis.tokens > 0
+        ? { tis: { weight_mean: tis.weight / tis.tokens, capped_fraction: tis.capped / tis.tokens } }
+        : {}),
       grad_norm: gradNorm,
       optim_skipped: optimSkipped,
       restarts: 0,

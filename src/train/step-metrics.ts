@@ -52,6 +52,8 @@ export interface StepMetrics {
   ratio: ByRole<{ mean: number; min: number; max: number } | null>;
   /** Trained tokens whose PPO term was clipped / all trained tokens (null when not reported). */
   clip_frac: number | null;
+  /** With `loss.tis_cap`: the mean truncated importance weight and the share of tokens at the cap. */
+  tis?: { weight_mean: number; capped_fraction: number };
   grad_norm: number | null;
   optim_skipped: boolean;
   /** Worker restarts during this step. */

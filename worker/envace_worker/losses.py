@@ -31,6 +31,12 @@ def ppo(logp_T, old_logp_T, adv_T, clip_low: float, clip_high: float):
     return loss_T, (clipped_T < unclipped_T)
 
 
+def tis_weight(trainer_logp_T, sampler_logp_T, cap: float) -> torch.Tensor:
+    """Truncated importance sampling weight min(π_trainer/π_sampler, cap) per token (no gradient):
+    corrects for a sampler (e.g. vLLM) whose numerics or weights differ from the trainer's."""
+    return torch.exp(trainer_logp_T - sampler_logp_T).clamp(max=cap)
+
+
 def kl_k3(logp_T, ref_logp_T) -> torch.Tensor:
     """Low-variance KL(π‖π_ref) estimator (Schulman's k3): exp(ref-logp) - (ref-logp) - 1 ≥ 0."""
     d_T = ref_logp_T - logp_T

@@ -27,6 +27,9 @@ class LossSpec:
     clip_high: float = 0.2
     kl_coef: float = 0.0
     temperature: float = 1.0
+    # Truncated importance sampling (sampler ≠ trainer, e.g. vLLM rollouts): PPO's old policy is the
+    # trainer's own logprobs and each token's loss is weighted by min(π_trainer/π_sampler, tis_cap).
+    tis_cap: float | None = None
 
 
 @dataclass
@@ -50,7 +53,7 @@ def parse_loss(obj) -> LossSpec:
         obj = {}
     if not isinstance(obj, dict):
         raise BadRequest("loss must be an object")
-    unknown = set(obj) - {"fn", "clip_low", "clip_high", "kl_coef", "temperature"}
+    unknown = set(obj) - {"fn", "clip_low", "clip_high", "kl_coef", "temperature", "tis_cap"}
     if unknown:
         raise BadRequest(f"unknown loss field(s): {sorted(unknown)}")
     fn = obj.get("fn", "cross_entropy")
@@ -66,6 +69,12 @@ def parse_loss(obj) -> LossSpec:
         raise BadRequest("loss.kl_coef must be >= 0")
     if spec.temperature <= 0:
         raise BadRequest("loss.temperature must be > 0")
+    if obj.get("tis_cap") is not None:
+        spec.tis_cap = _num(obj["tis_cap"], "loss.tis_cap")
+        if spec.tis_cap < 1:
+            raise BadRequest("loss.tis_cap must be >= 1")
+        if spec.fn == "cross_entropy":
+            raise BadRequest("loss.tis_cap needs a policy-gradient loss (importance_sampling or ppo)")
     return spec
 
 

@@ -149,13 +149,22 @@ class Trainer:
             batches += [_dummy_micro_batch(device)] * (int(count.item()) - len(batches))
         stats = SequenceStats(len(fb.sequences), device) if spec.fn != "cross_entropy" else None
         # sums: loss, clipped tokens, kl, ratio, nll, non-finite flag; summed over ranks for the metrics
-        sums = torch.zeros(6, dtype=torch.float64, device=device)   # NCCL reduces device tensors only
+        # 6, 7: TIS weight sum and capped count
+        sums = torch.zeros(8, dtype=torch.float64, device=device)   # NCCL reduces device tensors only
         nonfinite = False
         for ids, tmask, adv_T, old_T, w_T, seq_T in batches:
             real_T = (seq_T >= 0).double()         # 0 for the dummy micro-batch's token
             targets_T = ids[:, 1:][tmask]
             logp_T = self.policy.module(ids, tmask, targets_T, spec.temperature)
             clipped_T = None
+            sampler_T = old_T
+            tis_T = None
+            if spec.tis_cap is not None:
+                # the trainer's own logprobs are the old policy (one update per batch); the sampler's
+                # mismatch is corrected by a capped importance weight instead
+                tis_T, old_T = losses.tis_weight(logp_T.detach(), sampler_T, spec.tis_cap), logp_T.detach()
+                sums[6] += (real_T * tis_T.double()).sum().item()
+                sums[7] += (real_T * (tis_T >= spec.tis_cap).double()).sum().item()
             if spec.fn == "cross_entropy":
                 loss_T = losses.cross_entropy(logp_T)
             elif spec.fn == "importance_sampling":
@@ -163,6 +172,8 @@ class Trainer:
             else:
                 loss_T, clipped_T = losses.ppo(logp_T, old_T, adv_T, spec.clip_low, spec.clip_high)
                 sums[1] += (real_T * clipped_T.double()).sum().item()
+            if tis_T is not None:
+                loss_T = tis_T * loss_T
             if spec.kl_coef > 0:
                 with torch.no_grad(), self.policy.reference() as ref:
                     ref_T = ref(ids, tmask, targets_T, spec.temperature)
@@ -180,7 +191,7 @@ class Trainer:
                 continue
             sums[0] += total.item()
             if stats is not None:
-                ratio_T = torch.exp(logp_T.detach() - old_T)
+                ratio_T = torch.exp(logp_T.detach() - sampler_T)   # trainer / sampler
                 sums[3] += (real_T * ratio_T.double()).sum().item()
                 stats.add(seq_T, ratio_T, clipped_T)
             sums[4] += (real_T * (-logp_T.detach()).double()).sum().item()
@@ -201,6 +212,9 @@ class Trainer:
             metrics["clip_fraction"] = sums[1].item() / n
         if spec.kl_coef > 0:
             metrics["kl"] = sums[2].item() / n
+        if spec.tis_cap is not None:
+            metrics["tis_weight_mean"] = sums[6].item() / n
+            metrics["tis_capped_fraction"] = sums[7].item() / n
         out = {"metrics": metrics}
         if stats is not None:
             out["sequence_metrics"] = stats.rows()

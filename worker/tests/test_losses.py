@@ -181,3 +181,28 @@ def test_weight_on_some_sequences_only_is_refused(make_host):
     seqs[0]["weight"] = 0.1
     with pytest.raises(BadRequest, match="weight"):
         parse_forward_backward({"sequences": seqs, "loss": {"fn": "ppo"}}, host.base.config.vocab_size, 4096, True)
+
+
+def test_truncated_importance_sampling_weights_each_token_by_the_capped_ratio(make_host):
+    """tis_cap: PPO's old policy is the trainer itself (ratio 1, no clipping) and each token's loss
+    is multiplied by min(π_trainer/π_sampler, cap)."""
+    host = make_host()
+    tr = Trainer(host)
+    v = host.base.config.vocab_size
+    ids = [3, 4, 5]
+    lp = _tf_logp(host, ids, T=1.0)
+    adv = 1.5
+    # token 1: sampler 3x less likely than the trainer (weight capped at 2); token 2: 2x more (0.5)
+    body = {"sequences": [{"token_ids": ids, "loss_mask": [0, 1, 1], "advantages": [0, adv, adv],
+                           "sampling_logprobs": [0, lp[0] - math.log(3.0), lp[1] + math.log(2.0)]}],
+            "loss": {"fn": "ppo", "clip_low": 0.2, "clip_high": 0.2, "tis_cap": 2.0}}
+    out = tr.forward_backward(parse_forward_backward(body, v, 4096, True))
+    assert out["loss"] == pytest.approx((-2.0 * adv - 0.5 * adv) / 2, abs=1e-5)
+    assert out["metrics"]["tis_weight_mean"] == pytest.approx(1.25, abs=1e-5)
+    assert out["metrics"]["tis_capped_fraction"] == pytest.approx(0.5)
+    assert out["metrics"]["clip_fraction"] == 0.0
+    # the per-sequence ratio reports the sampler/trainer mismatch
+    assert out["sequence_metrics"][0]["ratio_max"] == pytest.approx(3.0, rel=1e-4)
+    from envace_worker.errors import BadRequest
+    with pytest.raises(BadRequest, match="tis_cap"):
+        parse_forward_backward(dict(body, loss={"fn": "ppo", "tis_cap": 0.5}), v, 4096, True)

@@ -1,3 +1,4 @@
+import { toRow } from "../../../src/rollout/rows.js";
 import { describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { OpenAIChatModel } from "../../../src/engines/index.js";
@@ -27,6 +28,9 @@ describe("OpenAIChatModel", () => {
       { text: "hi there", tokenIds: [5, 6, 7], logprobs: [-0.1, -0.2, -0.3], finishReason: "stop" },
     ]);
     expect(res.promptTokenIds).toEqual(Array.from("hello", (c) => c.codePointAt(0)));
+    // the server's model name travels with the result (vLLM rollouts: the policy version)
+    expect(res.model).toBe("m");
+    expect(toRow("act", 0, res, res.samples[0]!).policyVersion).toBe("m");
     expect(res.usage).toEqual({ promptTokens: 5, completionTokens: 3 });
     const body = server.requests[0]!.body;
     expect(body).toMatchObject({

@@ -371,6 +371,22 @@ describe("runTrainLoop (scripted policy, in-memory engine)", () => {
     for (const call of greedy.forwardBackwardCalls) expect(call.loss.temperature).toBeUndefined();
   });
 
+  it("loss.tis_cap reaches the engine and the step's metrics report the importance weights", async () => {
+    const engine = new InMemoryTrainEngine();
+    const out = outDir();
+    const c = config({ steps: 1, loss: { fn: "ppo", tis_cap: 2 } });
+    await runTrainLoop({ config: c, tasks, outDir: out, resume: false }, deps(engine, "rehearsal"));
+    for (const call of engine.forwardBackwardCalls) expect(call.loss.tisCap).toBe(2);
+    expect(readMetrics(out)[0]!.tis).toEqual({ weight_mean: 1, capped_fraction: 0 });
+    const plain = new InMemoryTrainEngine();
+    const out2 = outDir();
+    await runTrainLoop(
+      { config: config({ steps: 1 }), tasks, outDir: out2, resume: false },
+      deps(plain, "rehearsal"),
+    );
+    expect(readMetrics(out2)[0]!.tis).toBeUndefined();
+  });
+
   it("zero_variance_groups: drop leaves zero-variance groups out of the update", async () => {
     const out = outDir();
     const engine = new InMemoryTrainEngine();
