@@ -2,7 +2,8 @@
  * Fuzzing of every parser that reads model or file text: ≥ 100k generated inputs each (fragments of
  * the syntax the parser looks for, random Unicode, and — one input in fifty — repetitions of those
  * fragments up to 50k characters, the shape of backtracking attacks). Prints `{parser: {inputs, crashes, slow}}`: a crash is any throw
- * other than the parser's documented typed error; slow is one input over 100 ms. Exits 1 unless
+ * other than the parser's documented typed error; slow is one input over 100 ms (the fastest of three
+ * runs, so that a preempted run does not count). Exits 1 unless
  * every count of crashes and slow inputs is zero.
  *
  *   npm run fuzz -- [--runs 100000] [--seed 1] [--only yaml_config] [--json]
@@ -100,6 +101,16 @@ const parsers: Parser[] = [
   },
 ];
 
+function timed(p: Parser, text: string): number {
+  const t0 = performance.now();
+  try {
+    p.run(text);
+  } catch {
+    // classified on the first run
+  }
+  return performance.now() - t0;
+}
+
 const report: Record<string, { inputs: number; crashes: number; slow: number; slowest_ms: number }> = {};
 for (const p of parsers.filter((x) => only === undefined || x.name === only)) {
   const r = { inputs: 0, crashes: 0, slow: 0, slowest_ms: 0 };
@@ -121,7 +132,10 @@ for (const p of parsers.filter((x) => only === undefined || x.name === only)) {
             );
         }
       }
-      const ms = performance.now() - t0;
+      let ms = performance.now() - t0;
+      // one slow timing may be the OS or the GC, not the parser: an input counts as slow only if
+      // two more runs are slow too (the fastest of three is what is reported)
+      for (let retry = 0; retry < 2 && ms > SLOW_MS; retry++) ms = Math.min(ms, timed(p, text));
       r.slowest_ms = Math.max(r.slowest_ms, Math.round(ms * 10) / 10);
       if (ms > SLOW_MS) {
         r.slow++;
