@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { REPO_ROOT } from "../mcp/servers.js";
 
 const exec = promisify(execFile);
@@ -24,6 +24,7 @@ describe("docs/tasks.md", () => {
     expect(commands).toHaveLength(4);
     mkdirSync(join(REPO_ROOT, "tmp"), { recursive: true });
     const scratch = mkdtempSync(join(REPO_ROOT, "tmp", "e2e-docs-"));
+    onTestFinished(() => rmSync(scratch, { recursive: true, force: true }));
     const outputs: string[] = [];
     for (const cmd of commands) {
       const line = cmd.replace(/^npx envace /, "npx tsx src/cli/main.ts ").replaceAll("runs/", `${scratch}/`);

@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadTasks } from "../../../src/rollout/load-tasks.js";
 import { environmentForTask } from "../../../src/envs/task-environment.js";
@@ -18,10 +18,14 @@ const envace = (args: string[]) =>
 const exampleFile = (name: string) => join(REPO_ROOT, "examples/tasks", name);
 
 // Runs go under the repository's ignored tmp/: the worker saves checkpoints only inside its root.
+const scratchDirs: string[] = [];
 function scratch(): string {
   mkdirSync(join(REPO_ROOT, "tmp"), { recursive: true });
-  return mkdtempSync(join(REPO_ROOT, "tmp", "e2e-own-world-"));
+  const dir = mkdtempSync(join(REPO_ROOT, "tmp", "e2e-own-world-"));
+  scratchDirs.push(dir);
+  return dir;
 }
+afterAll(() => scratchDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /** The MCP memory server, with its store in a fresh directory per episode. */
 const memoryEnv = {
