@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { currentCall } from "../../../src/bench/toolworld/oracle-models.js";
+import { buildRehearsalPrompt } from "../../../src/rollout/rehearsal-prompt.js";
+import { orderTask } from "../rollout/fixtures.js";
+
+/** The gold oracle reads the call to answer back out of our own rehearsal prompts (every variant). */
+describe("currentCall", () => {
+  const call = { id: "c", name: "get_order", arguments: { order_id: "A1", items: [1, { k: "v" }] } };
+  const input = { task: orderTask(), history: [], rawActMessage: "", call };
+  it.each([
+    ["full", { variant: "full" as const }],
+    ["full with /think", { variant: "full" as const, think: true }],
+    ["compact", { variant: "compact" as const }],
+  ])("reads the %s prompt", (_, opts) => {
+    const user = buildRehearsalPrompt({ ...input, ...opts })[1]!.content;
+    expect(currentCall(user)).toEqual({ name: "get_order", arguments: call.arguments });
+  });
+  it("is undefined for anything else", () => {
+    expect(currentCall("hello")).toBeUndefined();
+  });
+});
