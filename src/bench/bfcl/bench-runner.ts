@@ -80,6 +80,7 @@ export function bfclBenchRunner(): BenchRunner {
         overall: run.summary.overall,
         overall_weights: OVERALL_WEIGHTS,
         not_run: run.not_run,
+        ...(run.format_sensitivity ? { format_sensitivity: run.format_sensitivity } : {}),
         not_run_in_overall: run.summary.not_run,
         ...(run.rehearsal
           ? {
@@ -128,6 +129,11 @@ export function formatBfclSummary(s: BenchSummary): string {
       `rehearsal: ${rh.mode}:${rh.n} on multi-turn turns, ${rh.attempts} attempts, real calls while rehearsing: ${rh.real_calls_during_rehearsal}`,
     );
   }
+  const fs = s.format_sensitivity as { accuracy_max_delta: number; accuracy_std: number } | undefined;
+  if (fs)
+    lines.push(
+      `format sensitivity: max delta ${fs.accuracy_max_delta} points, std ${fs.accuracy_std} over 26 prompt variations`,
+    );
   const notRun = s.not_run as Record<string, string>;
   for (const [c, why] of Object.entries(notRun)) lines.push(`not run: ${c}: ${why}`);
   const failed = (s.results as Array<{ id: string; valid: boolean; error_type?: string }>).filter(

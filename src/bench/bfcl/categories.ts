@@ -30,15 +30,18 @@ export const MEMORY = ["memory_kv", "memory_vector", "memory_rec_sum"] as const;
 export const AGENTIC = [...MEMORY, ...WEB_SEARCH] as const;
 
 export const ALL_SCORING = [...NON_LIVE, ...LIVE, ...MULTI_TURN, ...AGENTIC] as const;
-export type BfclCategory = (typeof ALL_SCORING)[number];
+/** Scored per prompt variation, not part of the overall score. */
+export const NON_SCORING = ["format_sensitivity"] as const;
+export const ALL_CATEGORIES = [...ALL_SCORING, ...NON_SCORING] as const;
+export type BfclCategory = (typeof ALL_CATEGORIES)[number];
 
 export function isBfclCategory(name: string): name is BfclCategory {
-  return (ALL_SCORING as readonly string[]).includes(name);
+  return (ALL_CATEGORIES as readonly string[]).includes(name);
 }
 
 /** Groups `--bench bfcl:<group>` accepts, as upstream's `TEST_COLLECTION_MAPPING`. */
 export const COLLECTIONS: Record<string, readonly BfclCategory[]> = {
-  all: ALL_SCORING,
+  all: ALL_CATEGORIES,
   all_scoring: ALL_SCORING,
   non_live: NON_LIVE,
   live: LIVE,

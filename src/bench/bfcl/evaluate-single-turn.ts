@@ -54,6 +54,8 @@ export function evaluateRelevance(category: string, candidate: Candidate): Entry
 
 export interface AstEvalOptions {
   underscoreToDot?: boolean;
+  /** The category string the checker dispatches on (format sensitivity passes the original id). */
+  checkerCategory?: string;
 }
 
 export function evaluateAst(
@@ -78,8 +80,9 @@ export function evaluateAst(
       error_type: "ast_decoder:decoder_wrong_output_format",
     };
   }
-  const r: CheckResult = astChecker(entry.function, candidate, answer as AstCall[], entry.category, {
-    language: languageOf(entry.category),
+  const category = opts.checkerCategory ?? entry.category;
+  const r: CheckResult = astChecker(entry.function, candidate, answer as AstCall[], category, {
+    language: languageOf(category),
     underscoreToDot: opts.underscoreToDot ?? false,
   });
   return r.valid ? { valid: true } : { valid: false, error: r.error, error_type: r.error_type };

@@ -60,6 +60,11 @@ export class BfclModel {
     });
   }
 
+  /** The reply text to messages sent without tools (prompting mode). */
+  async promptText(messages: ChatCompletionMessageParam[]): Promise<string> {
+    return (await this.query(messages)).content;
+  }
+
   async query(messages: ChatCompletionMessageParam[], tools?: PyValue[]): Promise<Reply> {
     try {
       const res = await this.client.chat.completions.create({

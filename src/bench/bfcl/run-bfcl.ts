@@ -21,6 +21,15 @@ import type { ReplayLine } from "./replay-file.js";
 import { inferMultiTurnRehearsed } from "./rehearsal.js";
 import { answerMemoryQuestion, MemoryPrereqs } from "./memory-flow.js";
 import { agenticChecker } from "./agentic-checker.js";
+import {
+  decodeFormatted,
+  formatStats,
+  formatSystemPrompt,
+  loadFormatSensitivity,
+} from "./format-sensitivity.js";
+import { withLanguageHints } from "./prompts.js";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { toPlain } from "../../envs/bfcl/py-value.js";
 import type { ChatModel } from "../../core/model.js";
 import {
   addRehearsalStats,
@@ -63,6 +72,13 @@ export interface BfclRun {
   not_run: Record<string, string>;
   /** Test-time rehearsal counters over the multi-turn entries, when rehearsal ran. */
   rehearsal?: RehearsalStats;
+  /** Format sensitivity: upstream's spread statistics (in %) and the counts per prompt variation. */
+  format_sensitivity?: {
+    accuracy_max_delta: number;
+    accuracy_variance: number;
+    accuracy_std: number;
+    by_config: Record<string, { correct: number; total: number }>;
+  };
 }
 
 /** `bfcl:<name>`: one category or one of upstream's collections (`all`, `live`, `multi_turn`, …). */
@@ -86,6 +102,8 @@ interface Job {
   replay?: ReplayLine;
   /** Multi-turn calls already obtained (rehearsed runs). */
   decoded?: string[][][];
+  /** Format sensitivity: the prompt variation and the id the checker dispatches on. */
+  format?: { config: string; originalId: string };
 }
 
 /** Why a category cannot be scored here, or undefined when it can. */
@@ -138,6 +156,26 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
     const why = unsupported(category, lc, o.policy);
     if (why) {
       notRun[category] = why;
+      continue;
+    }
+    if (category === "format_sensitivity") {
+      if (o.policy.kind === "model" && o.policy.model.mode !== "prompting") {
+        notRun[category] =
+          "format sensitivity varies the prompting-mode system prompt: use --bfcl-mode prompting";
+        continue;
+      }
+      let cases = loadFormatSensitivity(o.bfclDir).map((c) => ({
+        entry: { ...c.entry, category },
+        answer: c.answer,
+        format: { config: c.config, originalId: c.originalId },
+      }));
+      if (o.policy.kind === "replay") {
+        for (const c of cases)
+          for (const line of replayById.get(c.entry.id) ?? []) jobs.push({ ...c, replay: line });
+        continue;
+      }
+      if (o.limit !== undefined) cases = cases.slice(0, o.limit);
+      jobs.push(...cases);
       continue;
     }
     const data = loadCategory(o.bfclDir, category);
@@ -199,12 +237,25 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
       ran: true,
     };
   }
+  const formatResults = results.filter((r) => r.category === "format_sensitivity");
+  let formatSensitivity: BfclRun["format_sensitivity"];
+  if (formatResults.length > 0) {
+    const byConfig: Record<string, { correct: number; total: number }> = {};
+    for (const r of formatResults) {
+      const config = r.id.split(":")[1]!;
+      const s = (byConfig[config] ??= { correct: 0, total: 0 });
+      s.total++;
+      if (r.valid) s.correct++;
+    }
+    formatSensitivity = { ...formatStats(byConfig), by_config: byConfig };
+  }
   return {
     results,
     categories,
     summary: summarize(categories),
     not_run: notRun,
     ...(stats ? { rehearsal: stats } : {}),
+    ...(formatSensitivity ? { format_sensitivity: formatSensitivity } : {}),
   };
 }
 
@@ -244,6 +295,19 @@ async function scoreJob(
     const v = multiTurnChecker(decoded, answer as string[][], entry, lc);
     return v.valid ? { ...base, valid: true } : { ...base, valid: false, error_type: v.error_type! };
   }
+  if (job.format) {
+    let c: Candidate;
+    if (policy.kind === "gold") c = goldCalls(answer!, entry.function, "python");
+    else if (job.replay)
+      c = "calls" in job.replay ? job.replay.calls : { decodeError: "replay line has no calls" };
+    else
+      c = decodeFormatted(
+        await model!.promptText(formattedMessages(entry, job.format.config)),
+        job.format.config,
+      );
+    const v = evaluateAst(entry, answer!, c, { checkerCategory: job.format.originalId });
+    return v.valid ? { ...base, valid: true } : { ...base, valid: false, error_type: v.error_type! };
+  }
   let candidate: Candidate;
   if (policy.kind === "gold") candidate = goldCandidate(entry, answer);
   else if (job.replay)
@@ -262,4 +326,14 @@ async function scoreJob(
 
 export function bfclDirOf(dataRoot: string): string {
   return join(dataRoot, "bfcl");
+}
+
+/** The question with the variation's system prompt first (upstream `system_prompt_pre_processing_chat_model`). */
+function formattedMessages(entry: BfclEntry, config: string): ChatCompletionMessageParam[] {
+  const messages = toPlain(entry.question[0] ?? []) as ChatCompletionMessageParam[];
+  const system = formatSystemPrompt(config, withLanguageHints(entry.function, "simple_python"));
+  if (messages[0]?.role === "system") {
+    return [{ role: "system", content: `${system}\n\n${String(messages[0].content)}` }, ...messages.slice(1)];
+  }
+  return [{ role: "system", content: system }, ...messages];
 }

@@ -371,3 +371,41 @@ describe("memory (key-value backend)", () => {
     ]);
   });
 });
+
+describe("format sensitivity with a model (mock server)", () => {
+  it("asks under each variation's system prompt and decodes each return format", async () => {
+    const server = await startServer({
+      handler: (body: MockChatBody) => {
+        const system = String(body.messages[0]!.content);
+        return system.includes("<TOOLCALL>")
+          ? "<TOOLCALL>[math.gcd(num1=40, num2=50)]</TOOLCALL>"
+          : "[math.gcd(num1=40, num2=50)]";
+      },
+    });
+    const summary = await bfclBenchRunner().run({
+      variant: "format_sensitivity",
+      endpoint: server.baseURL,
+      model: "m",
+      limit: 2,
+      trials: 1,
+      concurrency: 1,
+      bfclMode: "prompting",
+    } as never);
+    expect((summary.results as Array<{ valid: boolean }>).map((r) => r.valid)).toEqual([true, true]);
+    const [a, b] = server.requests.map((r) => String(r.body.messages[0]!.content));
+    expect(a).toContain("# Function: math.gcd"); // Python-style docs
+    expect(b).toContain('<function name="math.gcd">'); // XML docs
+    await expect(
+      bfclBenchRunner().run({
+        variant: "format_sensitivity",
+        endpoint: server.baseURL,
+        model: "m",
+        limit: 1,
+        trials: 1,
+        concurrency: 1,
+      }),
+    ).resolves.toMatchObject({
+      not_run: { format_sensitivity: expect.stringMatching(/--bfcl-mode prompting/) },
+    });
+  });
+});
