@@ -73,6 +73,13 @@ export interface WorkerProcess {
   setResumeCheckpoint(path: string | undefined): void;
   /** Resolves once the worker is healthy (after a restart: and resumed); rejects if it gave up. */
   waitReady(): Promise<void>;
+  /**
+   * After a failed call: resolves once the worker answers `/health` again. A request can fail
+   * before this process has seen the child exit, when `waitReady()` still holds the old promise;
+   * this polls until the restart has begun and finished. Rejects when the worker is gone for good
+   * or does not answer within `timeoutMs` (default 5 minutes).
+   */
+  waitRecovered(timeoutMs?: number): Promise<void>;
   /** SIGTERM, then SIGKILL after the grace period; resolves when the process is gone. Idempotent. */
   stop(): Promise<void>;
   /** "restart": (info: WorkerRestartInfo). "exit": (code, signal), once the worker is gone for good. */
@@ -165,6 +172,21 @@ class Supervisor implements WorkerProcess {
 
   waitReady(): Promise<void> {
     return this.ready;
+  }
+
+  async waitRecovered(timeoutMs = 300_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await this.ready; // a restart in progress; rejects if it failed for good
+      try {
+        await this.client.health();
+        return;
+      } catch (e) {
+        if (this.exitEmitted) throw e;
+        if (Date.now() > deadline) throw e;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
   }
 
   on(event: "restart" | "exit", cb: (...a: unknown[]) => void): void {

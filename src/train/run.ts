@@ -200,7 +200,7 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
           : {}),
         ...(workers.length > 0
           ? {
-              recover: async () => void (await Promise.all(workers.map((w) => w.waitReady()))),
+              recover: async () => void (await Promise.all(workers.map((w) => w.waitRecovered()))),
               restartCount: () => workers.reduce((a, w) => a + w.restarts, 0),
             }
           : {}),
