@@ -260,6 +260,7 @@ export async function runTrainLoop(opts: TrainLoopOptions, deps: TrainLoopDeps):
 
     return {
       step,
+      timestamp: new Date().toISOString(),
       lr,
       ...rolloutMetrics(groups, advantages),
       forward_backward_calls: fbCalls,

@@ -22,6 +22,8 @@ export interface RoleStats {
 /** One line of metrics.jsonl (snake_case, as written). */
 export interface StepMetrics {
   step: number;
+  /** When the step finished (ISO 8601, UTC). */
+  timestamp: string;
   lr: number;
   episodes: number;
   /** Real environment calls during training rollouts (0 in rehearsal and simulator modes). */
@@ -76,6 +78,7 @@ export function rolloutMetrics(
 ): Omit<
   StepMetrics,
   | "step"
+  | "timestamp"
   | "lr"
   | "forward_backward_calls"
   | "loss"

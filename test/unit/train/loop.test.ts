@@ -119,6 +119,10 @@ describe("runTrainLoop (scripted policy, in-memory engine)", () => {
     expect(CountingEnv.calls).toBe(0);
     const lines = readMetrics(out);
     expect(lines.map((m) => m.step)).toEqual([1, 2, 3, 4, 5]);
+    // each step carries when it finished, in order
+    const times = lines.map((m) => Date.parse(m.timestamp));
+    expect(times.every((t) => Number.isFinite(t))).toBe(true);
+    expect([...times].sort((x, y) => x - y)).toEqual(times);
     for (const m of lines) {
       expect(m.env_calls).toBe(0);
       expect(m.episodes).toBe(8);
