@@ -28,6 +28,13 @@ describe("VitaEnvironment", () => {
     expect(d.isWriteTool("create_delivery_order")).toBe(true);
     expect(d.isWriteTool("get_delivery_store_info")).toBe(false);
   });
+  it("a wrongly typed argument is a tool error as data, never a crash", () => {
+    const env = new VitaEnvironment("delivery", firstEnv("delivery"));
+    for (const bad of [42, ["a"], { x: 1 }, null, true]) {
+      const r = env.callSync({ id: "t", name: "get_delivery_store_info", arguments: { store_id: bad } });
+      if (!r.ok) expect(r.error.message.length).toBeGreaterThan(0);
+    }
+  });
   it("returns tool errors as data with upstream's texts", () => {
     const env = new VitaEnvironment("delivery", firstEnv("delivery"));
     const unknown = env.callSync({ id: "1", name: "nope", arguments: {} });
