@@ -49,6 +49,7 @@ export function stepLineSpec(
   title: string,
   yTitle: string,
   domain?: [number, number],
+  colorTitle = "arm",
 ): TopLevelSpec {
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
@@ -60,7 +61,7 @@ export function stepLineSpec(
     encoding: {
       x: { field: "step", type: "quantitative", title: "RL step", axis: { tickMinStep: 1, format: "d" } },
       y: { field: "value", type: "quantitative", title: yTitle, ...(domain ? { scale: { domain } } : {}) },
-      color: { field: "arm", type: "nominal", title: "arm" },
+      color: { field: "arm", type: "nominal", title: colorTitle },
     },
   };
 }

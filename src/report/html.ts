@@ -11,6 +11,7 @@ import {
 } from "./charts.js";
 import { resultsMarkdown } from "./markdown.js";
 import { DemoResultsZ, type DemoResults } from "./results.js";
+import { isTrainRunDir, readTrainSteps, trainCharts, trainMarkdown } from "./train.js";
 
 /** Reads `results.json` of a run directory, validated. */
 export function readResults(runDir: string): DemoResults {
@@ -179,8 +180,35 @@ function markdownTablesToHtml(md: string): string {
   return out.join("\n");
 }
 
-/** Builds the self-contained `report.html` (inline SVG charts, no scripts, viewable offline). */
+const STYLE = `<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+figure{margin:1.5em 0}pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:13px}
+table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left}
+th{background:#f0f0f0}.note{background:#fff4e0;border-left:4px solid #e8a33d;padding:.5em 1em}</style>`;
+
+/** The page of a train run (`envace train`'s out directory): curves per role and the step table. */
+async function buildTrainReportHtml(runDir: string): Promise<string> {
+  const steps = readTrainSteps(runDir);
+  const charts = await trainCharts(steps);
+  const md = trainMarkdown(runDir, steps);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>envace train report</title>
+${STYLE}</head>
+<body><h1>envace train report</h1>
+<p>Run directory: <code>${escapeHtml(runDir)}</code>.</p>
+${charts.map(([id, svg]) => `<figure class="chart" id="${id}">${svg}</figure>`).join("\n")}
+<h2>Steps</h2>
+${markdownTablesToHtml(md)}
+<details><summary>Markdown (results.md)</summary><pre>${escapeHtml(md)}</pre></details>
+</body></html>
+`;
+}
+
+/**
+ * Builds the self-contained `report.html` (inline SVG charts, no scripts, viewable offline) of a
+ * demo run (results.json) or a train run (metrics.jsonl only).
+ */
 export async function buildReportHtml(runDir: string): Promise<string> {
+  if (isTrainRunDir(runDir)) return buildTrainReportHtml(runDir);
   const results = readResults(runDir);
   const points = readStepPoints(runDir);
   const episodePoints = points.filter((p) => p.role === "episode");
@@ -232,10 +260,7 @@ export async function buildReportHtml(runDir: string): Promise<string> {
   const tables = markdownTablesToHtml(table);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>envace demo report</title>
-<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-figure{margin:1.5em 0}pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:13px}
-table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left}
-th{background:#f0f0f0}.note{background:#fff4e0;border-left:4px solid #e8a33d;padding:.5em 1em}</style></head>
+${STYLE}</head>
 <body><h1>envace demo report</h1>
 <p>Run directory: <code>${escapeHtml(runDir)}</code>. Every success number below was measured by running each arm's
 policy in the real environments.</p>
@@ -252,6 +277,9 @@ export async function writeReport(runDir: string): Promise<string> {
   const html = await buildReportHtml(runDir);
   const out = join(runDir, "report.html");
   writeFileSync(out, html);
-  writeFileSync(join(runDir, "results.md"), resultsMarkdown(readResults(runDir)));
+  const md = isTrainRunDir(runDir)
+    ? trainMarkdown(runDir, readTrainSteps(runDir))
+    : resultsMarkdown(readResults(runDir));
+  writeFileSync(join(runDir, "results.md"), md);
   return out;
 }

@@ -5,3 +5,5 @@ export type { DemoResults, ArmResult, TestTimeRow, MeanCIJson } from "./results.
 export { resultsMarkdown } from "./markdown.js";
 export { buildReportHtml, writeReport, readResults, readStepPoints, readCurves } from "./html.js";
 export type { CurveRow } from "./html.js";
+export { isTrainRunDir, readTrainSteps, trainMarkdown, trainCharts } from "./train.js";
+export type { TrainStep, TrainRoleStep } from "./train.js";
