@@ -6,6 +6,7 @@ import type {
 import type { ChatModel, ChatRequest, ChatResult, Sample } from "../core/model.js";
 import { fromOpenAIToolCalls, toOpenAIMessages, toOpenAITools } from "./openai-messages.js";
 import { toEndpointError } from "./endpoint-error.js";
+import { scopedSeed } from "../core/sampling-seeds.js";
 
 export interface OpenAIChatModelOptions {
   /** Server root including `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
@@ -49,7 +50,9 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   async chat(request: ChatRequest, options?: { signal?: AbortSignal }): Promise<ChatResult> {
-    const body = this.requestBody(request);
+    // Inside an episode's seed scope (training rollouts), an unseeded request gets its derived seed.
+    const seed = request.seed ?? scopedSeed();
+    const body = this.requestBody(seed === undefined ? request : { ...request, seed });
     let res: ChatCompletion;
     try {
       res = await this.client.chat.completions.create(

@@ -20,6 +20,8 @@ export interface RunEpisodesOptions {
   /** Episodes in progress at once (each has at most one act call, or its calls' answers, in flight). */
   concurrency: number;
   onProgress?: (p: EpisodeProgress) => void;
+  /** Runs each episode inside a context of the caller's (training opens its sampling-seed scope). */
+  around?: (job: EpisodeJob, run: () => Promise<EpisodeResult>) => Promise<EpisodeResult>;
 }
 
 /**
@@ -39,7 +41,8 @@ export async function runEpisodes(
     async (job) => {
       running++;
       try {
-        return await runEpisode(job.task, job.options);
+        const run = () => runEpisode(job.task, job.options);
+        return await (opts.around ? opts.around(job, run) : run());
       } finally {
         running--;
       }

@@ -1,4 +1,5 @@
 import type { ChatModel } from "../core/model.js";
+import { withSamplingSeeds } from "../core/sampling-seeds.js";
 import type { Task } from "../core/task.js";
 import type { Judge } from "../reward/types.js";
 import type { Responder } from "../rollout/responder.js";
@@ -13,7 +14,8 @@ export interface RolloutSamplerOptions {
   /** Answers tool calls: rehearsal (the policy), simulator (frozen model) or real (environment). */
   responder: Responder;
   judge?: Judge;
-  config: Pick<LoopConfig, "limits" | "temperature" | "concurrency" | "example_cache" | "invalid_call">;
+  config: Pick<LoopConfig, "limits" | "temperature" | "concurrency" | "example_cache" | "invalid_call"> &
+    Partial<Pick<LoopConfig, "seed">>;
   /** Called as each episode finishes (progress bars). */
   onEpisode?: (done: number, total: number, last: EpisodeResult) => void;
 }
@@ -25,7 +27,7 @@ export interface RolloutSamplerOptions {
 export function rolloutSampler(opts: RolloutSamplerOptions): EpisodeSampler {
   const { config: c } = opts;
   return {
-    async sampleGroups(tasks: Task[], { groupSize }) {
+    async sampleGroups(tasks: Task[], { groupSize, step }) {
       let judgeSeconds = 0;
       const judge: Judge | undefined = opts.judge && {
         judge: async (input) => {
@@ -54,6 +56,16 @@ export function rolloutSampler(opts: RolloutSamplerOptions): EpisodeSampler {
       });
       const episodes = await runEpisodes(jobs, {
         concurrency: c.concurrency,
+        // Each episode's requests are seeded from (seed, step, task, sample, call index).
+        ...(c.seed !== undefined
+          ? {
+              around: (job, run) =>
+                withSamplingSeeds(
+                  { seed: c.seed!, step, task: job.task.id, sample: job.options.sample ?? 0 },
+                  run,
+                ),
+            }
+          : {}),
         ...(opts.onEpisode ? { onProgress: (p) => opts.onEpisode!(p.done, p.total, p.last) } : {}),
       });
       // jobs are task-major: episodes [t*G, (t+1)*G) are task t's group
