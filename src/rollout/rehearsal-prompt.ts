@@ -80,6 +80,40 @@ export function serializeHistory(messages: readonly Message[]): string {
   return lines.length > 0 ? lines.join("\n\n") : "No conversation history";
 }
 
+// The full variant's current-call section, written by buildRehearsalPrompt and read by readRehearsalCall.
+const CURRENT_CALL = "Current tool to simulate:\n- name: ";
+const ARGUMENTS = "- arguments (JSON, parsed from caller's tool_call):\n";
+const THINK = "\n\n/think";
+
+/**
+ * The call a rehearsal prompt's user part asks about (either variant), for stand-in rehearsers
+ * that answer from recorded results: the full variant's current-call section (its arguments run to
+ * the end, before an optional `/think`), or the compact variant's last line `name {args} ->`.
+ */
+export function readRehearsalCall(user: string): Pick<ToolCall, "name" | "arguments"> | undefined {
+  let found: [string, string] | undefined;
+  const at = user.lastIndexOf(CURRENT_CALL);
+  if (at >= 0) {
+    const rest = user.slice(at + CURRENT_CALL.length);
+    const argsAt = rest.indexOf(ARGUMENTS);
+    if (argsAt >= 0) {
+      const args = rest.slice(argsAt + ARGUMENTS.length);
+      found = [rest.slice(0, rest.indexOf("\n")), args.endsWith(THINK) ? args.slice(0, -THINK.length) : args];
+    }
+  } else {
+    const compact = /^(\S+) (.*) ->$/.exec(user.split("\n").pop() ?? "");
+    if (compact) found = [compact[1]!, compact[2]!];
+  }
+  if (!found) return undefined;
+  try {
+    const args = JSON.parse(found[1]) as unknown;
+    if (typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
+    return { name: found[0], arguments: args as Record<string, unknown> };
+  } catch {
+    return undefined;
+  }
+}
+
 export function buildRehearsalPrompt(input: RehearsalPromptInput): Message[] {
   const { task, call } = input;
   if (input.variant === "compact") {
@@ -99,13 +133,12 @@ export function buildRehearsalPrompt(input: RehearsalPromptInput): Message[] {
     fewShot(task.examples).join("\n"),
     `Current conversation history:\n${serializeHistory(input.history)}`,
     ...(input.rawActMessage ? [`RL model's latest response:\n${input.rawActMessage}`] : []),
-    "Current tool to simulate:\n" +
-      `- name: ${call.name}\n` +
+    `${CURRENT_CALL}${call.name}\n` +
       `- input schema (JSON Schema):\n${pyDumpsIndent0(schema)}\n` +
-      `- arguments (JSON, parsed from caller's tool_call):\n${pyDumpsIndent0(call.arguments)}`,
+      `${ARGUMENTS}${pyDumpsIndent0(call.arguments)}`,
   ];
   let user = parts.join("\n\n");
-  if (input.think) user += "\n\n/think"; // Qwen3's switch; the reference appends it by default
+  if (input.think) user += THINK; // Qwen3's switch; the reference appends it by default
   return [
     { role: "system", content: REHEARSAL_SYSTEM_FULL },
     { role: "user", content: user },

@@ -225,11 +225,12 @@ export async function runTrainLoop(opts: TrainLoopOptions, deps: TrainLoopDeps):
         continue;
       }
       // weights over the engine's whole step, then packing: the split into calls changes nothing
-      const weighted = weightByAggregation(seqs, c.loss_agg_mode).map((s, i) => ({ s, role: roleOfSeq[i]! }));
-      const calls = packByTokenBudget(
-        weighted.map((w) => ({ ...w, tokenIds: w.s.tokenIds })),
-        c.token_budget,
-      ).calls;
+      const weighted = weightByAggregation(seqs, c.loss_agg_mode).map((s, i) => ({
+        s,
+        role: roleOfSeq[i]!,
+        tokenIds: s.tokenIds,
+      }));
+      const calls = packByTokenBudget(weighted, c.token_budget).calls;
       for (const call of calls) {
         const res = await engine.forwardBackward({ sequences: call.map((w) => w.s), loss });
         lossSum += res.loss;

@@ -5,31 +5,9 @@ import type { ChatModel, ChatRequest, ChatResult } from "../../core/model.js";
 import type { Task } from "../../core/task.js";
 import { renderAssistantText } from "../../core/tool-call-text.js";
 import { lookupExample } from "../../rollout/example-cache.js";
-import { isRehearsalRequest } from "../../rollout/rehearsal-prompt.js";
+import { isRehearsalRequest, readRehearsalCall } from "../../rollout/rehearsal-prompt.js";
 import { taskRecordings } from "../../tasks/sft-sources.js";
 import { traceSteps } from "../../tasks/trace-steps.js";
-
-/**
- * The call a rehearsal prompt asks about: the full variant's "Current tool to simulate" section
- * (its arguments are indented JSON running to the end), or the compact variant's last line
- * `name {args} ->`.
- */
-export function rehearsedCall(user: string): Pick<ToolCall, "name" | "arguments"> | undefined {
-  const full =
-    /Current tool to simulate:\n- name: (\S+)\n[\s\S]*?- arguments \(JSON[^\n]*\):\n([\s\S]*)$/.exec(user);
-  const compact = /^(\S+) (.*) ->$/.exec(user.split("\n").pop() ?? "");
-  const m = full ?? compact;
-  if (!m) return undefined;
-  // The full prompt may end with Qwen3's "/think" switch after the JSON.
-  const json = m[2]!.replace(/\n\n\/think\s*$/, "");
-  try {
-    const args = JSON.parse(json) as unknown;
-    if (typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
-    return { name: m[1]!, arguments: args as Record<string, unknown> };
-  } catch {
-    return undefined;
-  }
-}
 
 const reply = (text: string): ChatResult => ({ samples: [{ text, finishReason: "stop" }] });
 const stepOf = (r: ChatRequest) => r.messages.filter((m) => m.role === "assistant").length;
@@ -51,7 +29,7 @@ function scriptedOracle(name: string, task: Task, steps: string[]): ChatModel {
     name,
     async chat(request: ChatRequest): Promise<ChatResult> {
       if (isRehearsalRequest(request.messages)) {
-        const call = rehearsedCall(request.messages[1]?.content ?? "");
+        const call = readRehearsalCall(request.messages[1]?.content ?? "");
         const found = call ? lookupExample(known, { id: "", ...call }) : undefined;
         return reply(`<execution_result>\n${found ?? '{"ok": true}'}\n</execution_result>`);
       }

@@ -4,6 +4,7 @@
  * tuples are boxed; ints are plain numbers, `None` is `null`, dicts are plain objects with string
  * keys (every dict in the BFCL data has string keys).
  */
+import { finiteFloatRepr } from "../../core/py-float-repr.js";
 export class PyFloat {
   constructor(readonly value: number) {}
 }
@@ -139,23 +140,7 @@ export function pyIn(x: PyValue, list: readonly PyValue[]): boolean {
 export function floatRepr(x: number): string {
   if (Number.isNaN(x)) return "nan";
   if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const [mant, expStr] = x.toExponential().split("e") as [string, string];
-  const exp = Number(expStr);
-  const neg = mant.startsWith("-");
-  const digits = mant.replace("-", "").replace(".", "");
-  const sign = neg ? "-" : "";
-  if (exp < -4 || exp >= 16) {
-    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    const e = exp < 0 ? `-${String(-exp).padStart(2, "0")}` : `+${String(exp).padStart(2, "0")}`;
-    return `${sign}${m}e${e}`;
-  }
-  if (exp >= 0) {
-    const intLen = exp + 1;
-    if (digits.length <= intLen) return `${sign}${digits.padEnd(intLen, "0")}.0`;
-    return `${sign}${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
-  }
-  return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+  return finiteFloatRepr(x);
 }
 
 /** Python's `repr(str)`: single quotes unless the string holds `'` and no `"`. */

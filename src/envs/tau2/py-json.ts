@@ -7,6 +7,8 @@
  * even when integral), `bigint` (a Python int), numbers (an int when integral, else a float),
  * strings, booleans, null, arrays, `Map`s and plain objects.
  */
+import { finiteFloatRepr } from "../../core/py-float-repr.js";
+
 export class PyFloat {
   constructor(readonly value: number) {}
   toJSON(): number {
@@ -78,31 +80,11 @@ function intRepr(x: number): string {
   return Math.abs(x) < 1e21 ? String(x) : BigInt(x).toString();
 }
 
-/** Python's `repr(float)`: shortest round-trip digits, exponent form below 1e-4 or from 1e16. */
+/** A float as Python's `json.dumps` writes it: `repr(float)`, with NaN and ±Infinity spelt as JSON extensions. */
 export function floatRepr(x: number): string {
-  const abs = Math.abs(x);
-  // Fast path: in this range JavaScript also writes the shortest digits in fixed notation.
-  if (abs >= 1e-4 && abs < 1e16) {
-    const s = String(x);
-    return Number.isInteger(x) ? s + ".0" : s;
-  }
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "Infinity" : "-Infinity";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const [mant, expStr] = x.toExponential().split("e") as [string, string];
-  const exp = Number(expStr);
-  const neg = mant.startsWith("-");
-  const digits = mant.replace("-", "").replace(".", "");
-  const sign = neg ? "-" : "";
-  if (exp < -4 || exp >= 16) {
-    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    const e = Math.abs(exp).toString().padStart(2, "0");
-    return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
-  }
-  if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
-  const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
-  const frac = digits.slice(exp + 1);
-  return `${sign}${intPart}.${frac || "0"}`;
+  return finiteFloatRepr(x);
 }
 
 const ESCAPES: Record<string, string> = {

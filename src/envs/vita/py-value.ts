@@ -126,8 +126,9 @@ export function pyRepr(v: unknown): string {
   if (v instanceof PyFloat) return floatRepr(v.value);
   if (isReprable(v)) return v.pyRepr();
   if (Array.isArray(v)) return "[" + v.map(pyRepr).join(", ") + "]";
-  if (v instanceof Map)
-    return "{" + [...v.entries()].map(([k, x]) => `${pyStrRepr(String(k))}: ${pyRepr(x)}`).join(", ") + "}";
+  // a dict: parsed task data holds Maps, tool-call arguments from JSON.parse hold plain objects
+  const entries = v instanceof Map ? [...v.entries()] : typeof v === "object" ? Object.entries(v) : undefined;
+  if (entries) return "{" + entries.map(([k, x]) => `${pyStrRepr(String(k))}: ${pyRepr(x)}`).join(", ") + "}";
   return pyStrRepr(String(v));
 }
 

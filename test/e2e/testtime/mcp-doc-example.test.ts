@@ -10,6 +10,7 @@ import {
   type MockOpenAIServer,
   type MockReply,
 } from "../../../src/testing/index.js";
+import { REHEARSAL_SYSTEM_FULL } from "../../../src/rollout/rehearsal-prompt.js";
 import { SUMMARY_SYSTEM } from "../../../src/testtime/summary.js";
 
 const run = promisify(execFile);
@@ -24,7 +25,7 @@ const ENTITY = {
 /** Stands in for the model: acts with OpenAI tool_calls, plays the tools when asked to rehearse, summarizes. */
 function handler(body: MockChatBody): MockReply {
   const system = body.messages[0]?.content ?? "";
-  if (system.startsWith("You are a precise tool simulator")) {
+  if (system === REHEARSAL_SYSTEM_FULL) {
     const user = body.messages[1]?.content ?? "";
     const tool = /- name: (\S+)/.exec(user)?.[1];
     const value = tool === "create_entities" ? [ENTITY] : { entities: [ENTITY], relations: [] };
@@ -92,9 +93,7 @@ describe("README: the test-time rehearsal example runs against @modelcontextprot
 
     // through the official openai client: rehearse, summary and act requests; the summary reached the committed actor
     const bodies = server.requests.map((r) => r.body);
-    const rehearseReqs = bodies.filter((b) =>
-      (b.messages[0]?.content ?? "").startsWith("You are a precise tool simulator"),
-    );
+    const rehearseReqs = bodies.filter((b) => b.messages[0]?.content === REHEARSAL_SYSTEM_FULL);
     expect(rehearseReqs).toHaveLength(4);
     expect(bodies.filter((b) => b.messages[0]?.content === SUMMARY_SYSTEM)).toHaveLength(2);
     const committed = bodies.filter((b) => (b.messages[0]?.content ?? "").includes(SUMMARY));

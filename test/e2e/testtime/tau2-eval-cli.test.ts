@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { REHEARSAL_SYSTEM_FULL } from "../../../src/rollout/rehearsal-prompt.js";
 import { startMockOpenAIServer, type MockChatBody, type MockReply } from "../../../src/testing/index.js";
 import {
   createTaskAgentReply,
@@ -10,8 +11,7 @@ import {
 } from "../tau2-bench/mock-create-task.js";
 
 const root = resolve(import.meta.dirname, "../../..");
-const isRehearse = (b: MockChatBody) =>
-  (b.messages[0]?.content ?? "").startsWith("You are a precise tool simulator");
+const isRehearse = (b: MockChatBody) => b.messages[0]?.content === REHEARSAL_SYSTEM_FULL;
 const isCommitted = (b: MockChatBody) =>
   (b.messages[0]?.content ?? "").includes("Before acting you rehearsed");
 

@@ -28,11 +28,18 @@ describe("VitaEnvironment", () => {
     expect(d.isWriteTool("create_delivery_order")).toBe(true);
     expect(d.isWriteTool("get_delivery_store_info")).toBe(false);
   });
-  it("a wrongly typed argument is a tool error as data, never a crash", () => {
+  it("a wrongly typed argument is a tool error as data, its value shown as Python's str() shows it", () => {
     const env = new VitaEnvironment("delivery", firstEnv("delivery"));
-    for (const bad of [42, ["a"], { x: 1 }, null, true]) {
+    const cases: Array<[unknown, string]> = [
+      [42, "42"],
+      [["a"], "['a']"],
+      [{ x: 1 }, "{'x': 1}"],
+      [null, "None"],
+      [true, "True"],
+    ];
+    for (const [bad, shown] of cases) {
       const r = env.callSync({ id: "t", name: "get_delivery_store_info", arguments: { store_id: bad } });
-      if (!r.ok) expect(r.error.message.length).toBeGreaterThan(0);
+      expect(!r.ok && r.error.message).toBe(`Store ${shown} not found`);
     }
   });
   it("returns tool errors as data with upstream's texts", () => {

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { currentCall } from "../../../src/bench/toolworld/oracle-models.js";
-import { buildRehearsalPrompt } from "../../../src/rollout/rehearsal-prompt.js";
-import { orderTask } from "../rollout/fixtures.js";
+import { buildRehearsalPrompt, readRehearsalCall } from "../../../src/rollout/rehearsal-prompt.js";
+import { orderTask } from "./fixtures.js";
 
-/** The gold oracle reads the call to answer back out of our own rehearsal prompts (every variant). */
-describe("currentCall", () => {
+/** Stand-in rehearsers (the gold oracles) read the call to answer back out of our own prompts, every variant. */
+describe("readRehearsalCall", () => {
   const call = { id: "c", name: "get_order", arguments: { order_id: "A1", items: [1, { k: "v" }] } };
   const input = { task: orderTask(), history: [], rawActMessage: "", call };
   it.each([
@@ -13,9 +12,9 @@ describe("currentCall", () => {
     ["compact", { variant: "compact" as const }],
   ])("reads the %s prompt", (_, opts) => {
     const user = buildRehearsalPrompt({ ...input, ...opts })[1]!.content;
-    expect(currentCall(user)).toEqual({ name: "get_order", arguments: call.arguments });
+    expect(readRehearsalCall(user)).toEqual({ name: "get_order", arguments: call.arguments });
   });
   it("is undefined for anything else", () => {
-    expect(currentCall("hello")).toBeUndefined();
+    expect(readRehearsalCall("hello")).toBeUndefined();
   });
 });
