@@ -1,7 +1,9 @@
 import type { Message, ToolCall } from "../core/messages.js";
 import type { Example, Task } from "../core/task.js";
 import { renderAssistantText } from "../core/tool-call-text.js";
-import { pyDumpsIndent0 } from "./py-dumps-indent0.js";
+import { pyJsonDumps } from "../envs/tau2/py-json.js";
+
+const pyDumpsIndent0 = (value: unknown): string => pyJsonDumps(value, { indent: 0 });
 
 /**
  * The prompt that makes a model play the environment for one tool call (ARCHITECTURE.md, "One

@@ -33,11 +33,29 @@ export class PyDateTime {
 
 export interface PyJsonOptions {
   sortKeys?: boolean;
+  /**
+   * `indent=0` as Python writes it (the reference's rehearsal prompt uses it): one item per line, no
+   * indentation, "," ending each line; empty containers stay `[]` / `{}`.
+   */
+  indent?: 0;
+}
+
+interface Layout {
+  sortKeys: boolean;
+  /** Between two items. */
+  sep: string;
+  /** After an opening and before a closing bracket of a non-empty container. */
+  pad: string;
 }
 
 export function pyJsonDumps(value: unknown, options: PyJsonOptions = {}): string {
   const parts: string[] = [];
-  write(value, parts, options.sortKeys ?? false);
+  const lines = options.indent === 0;
+  write(value, parts, {
+    sortKeys: options.sortKeys ?? false,
+    sep: lines ? ",\n" : ", ",
+    pad: lines ? "\n" : "",
+  });
   return parts.join("");
 }
 
@@ -46,7 +64,7 @@ export function canonicalJson(value: unknown): string {
   return pyJsonDumps(value, { sortKeys: true });
 }
 
-function write(value: unknown, out: string[], sortKeys: boolean): void {
+function write(value: unknown, out: string[], layout: Layout): void {
   if (value === null || value === undefined) out.push("null");
   else if (typeof value === "string") out.push(pyString(value));
   else if (typeof value === "boolean") out.push(value ? "true" : "false");
@@ -55,23 +73,23 @@ function write(value: unknown, out: string[], sortKeys: boolean): void {
   else if (value instanceof PyFloat) out.push(floatRepr(value.value));
   else if (value instanceof PyDateTime) out.push(pyString(value.str));
   else if (Array.isArray(value)) {
-    out.push("[");
+    out.push("[", value.length > 0 ? layout.pad : "");
     value.forEach((item, i) => {
-      if (i > 0) out.push(", ");
-      write(item, out, sortKeys);
+      if (i > 0) out.push(layout.sep);
+      write(item, out, layout);
     });
-    out.push("]");
+    out.push(value.length > 0 ? layout.pad : "", "]");
   } else if (typeof value === "object") {
     let entries: [string, unknown][] =
       value instanceof Map ? [...(value as Map<string, unknown>).entries()] : Object.entries(value);
-    if (sortKeys) entries = entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    out.push("{");
+    if (layout.sortKeys) entries = entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    out.push("{", entries.length > 0 ? layout.pad : "");
     entries.forEach(([k, v], i) => {
-      if (i > 0) out.push(", ");
+      if (i > 0) out.push(layout.sep);
       out.push(pyString(String(k)), ": ");
-      write(v, out, sortKeys);
+      write(v, out, layout);
     });
-    out.push("}");
+    out.push(entries.length > 0 ? layout.pad : "", "}");
   } else out.push(pyString(String(value)));
 }
 
