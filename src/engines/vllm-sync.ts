@@ -14,6 +14,14 @@ export interface StepSampler<T, R> {
   sampleGroups(tasks: T, opts: { groupSize: number; step: number }): Promise<R>;
 }
 
+/** What the wrapped sampler adds to each step's result (metrics.jsonl `off_policy`). */
+export interface OffPolicyStep {
+  version: string;
+  steps: number;
+  publish_s: number;
+  load_s: number;
+}
+
 /** One line of `rollout-sync.jsonl`: what the sampler used for a step. */
 export interface SyncRecord {
   step: number;
@@ -113,12 +121,22 @@ export class VllmPolicySync {
     return rec;
   }
 
-  /** `sampler` with a sync before each step's rollouts. */
-  wrap<T, R>(sampler: StepSampler<T, R>): StepSampler<T, R> {
+  /**
+   * `sampler` with a sync before each step's rollouts; its result also says which version sampled
+   * the step and how stale it was (`offPolicy`, which the loop writes to metrics.jsonl).
+   */
+  wrap<T, R extends object>(sampler: StepSampler<T, R>): StepSampler<T, R & { offPolicy: OffPolicyStep }> {
     return {
       sampleGroups: async (tasks, o) => {
-        await this.beforeStep(o.step);
-        return sampler.sampleGroups(tasks, o);
+        const rec = await this.beforeStep(o.step);
+        const res = await sampler.sampleGroups(tasks, o);
+        const offPolicy: OffPolicyStep = {
+          version: rec.version,
+          steps: rec.off_policy_steps,
+          publish_s: rec.publish_s,
+          load_s: rec.load_s,
+        };
+        return { ...res, offPolicy };
       },
     };
   }

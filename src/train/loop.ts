@@ -17,7 +17,13 @@ import {
 import type { LoopConfig } from "./config.js";
 import type { ForwardBackwardResult, LossOptions, TrainEngine, TrainSequence } from "./engine.js";
 import { learningRate } from "./lr-schedule.js";
-import { ratioMetrics, rolloutMetrics, type EvalMetrics, type StepMetrics } from "./step-metrics.js";
+import {
+  ratioMetrics,
+  rolloutMetrics,
+  type EvalMetrics,
+  type OffPolicyMetrics,
+  type StepMetrics,
+} from "./step-metrics.js";
 import { samplingPosition, tasksForStep } from "./task-sampler.js";
 
 /**
@@ -32,7 +38,7 @@ export interface EpisodeSampler {
   sampleGroups(
     tasks: Task[],
     opts: { groupSize: number; step: number },
-  ): Promise<{ groups: EpisodeResult[][]; judgeSeconds?: number }>;
+  ): Promise<{ groups: EpisodeResult[][]; judgeSeconds?: number; offPolicy?: OffPolicyMetrics }>;
 }
 
 /** Held-out evaluation on real environments. */
@@ -275,6 +281,7 @@ export async function runTrainLoop(opts: TrainLoopOptions, deps: TrainLoopDeps):
       optim_skipped: optimSkipped,
       restarts: 0,
       time: { sample: tSample, train: tTrain, judge: sampled.judgeSeconds ?? 0 },
+      ...(sampled.offPolicy ? { off_policy: sampled.offPolicy } : {}),
       ...(evalMetrics ? { eval: evalMetrics } : {}),
     };
   }

@@ -56,12 +56,25 @@ export interface StepMetrics {
   clip_frac: number | null;
   /** With `loss.tis_cap`: the mean truncated importance weight and the share of tokens at the cap. */
   tis?: { weight_mean: number; capped_fraction: number };
+  /** With rollouts on another engine (vLLM): which weights sampled this step and how stale they were. */
+  off_policy?: OffPolicyMetrics;
   grad_norm: number | null;
   optim_skipped: boolean;
   /** Worker restarts during this step. */
   restarts: number;
   time: { sample: number; train: number; judge: number };
   eval?: EvalMetrics;
+}
+
+/** The sampler's policy version for one step, against the trainer's (`rollout-sync.jsonl` has more). */
+export interface OffPolicyMetrics {
+  /** The version the step's rollouts sampled from (`<run>@<step>`). */
+  version: string;
+  /** Optimizer steps that version lags behind the trainer (0: on-policy). */
+  steps: number;
+  /** Seconds spent publishing and loading the weights before this step's rollouts (0: no sync). */
+  publish_s: number;
+  load_s: number;
 }
 
 export interface EvalMetrics {

@@ -59,6 +59,11 @@ async function setup(extra: Record<string, unknown> = {}) {
 
 /** A loop step: rollouts (through the wrapped sampler), then one optimizer step. */
 async function step(s: Awaited<ReturnType<typeof setup>>, n: number): Promise<string> {
+  return (await stepResult(s, n)).text;
+}
+
+/** The wrapped sampler's whole result for step `n`: the sampled text and what it says of the lag. */
+async function stepResult(s: Awaited<ReturnType<typeof setup>>, n: number) {
   const sampler = s.sync.wrap({
     sampleGroups: async () => {
       const res = await s.sync.policy.chat({
@@ -67,12 +72,12 @@ async function step(s: Awaited<ReturnType<typeof setup>>, n: number): Promise<st
           { role: "user", content: `step ${n}` },
         ],
       });
-      return res.samples[0]!.text;
+      return { text: res.samples[0]!.text };
     },
   });
-  const text = await sampler.sampleGroups([], { groupSize: 1, step: n });
+  const res = await sampler.sampleGroups([], { groupSize: 1, step: n });
   s.worker.trainerStep++;
-  return text;
+  return res;
 }
 
 describe("VllmPolicySync", () => {
@@ -94,7 +99,17 @@ describe("VllmPolicySync", () => {
 
   it("max_off_policy_steps k syncs every k+1 steps and logs the lag", async () => {
     const s = await setup({ max_off_policy_steps: 2 });
-    for (let n = 1; n <= 6; n++) await step(s, n);
+    const offPolicy = [];
+    for (let n = 1; n <= 6; n++) offPolicy.push((await stepResult(s, n)).offPolicy);
+    // what the loop writes to metrics.jsonl: the version, the lag, and the sync's cost (0 without one)
+    expect(offPolicy.map((o) => [o.version, o.steps, o.load_s > 0, o.publish_s >= 0])).toEqual([
+      ["exp@0", 0, true, true],
+      ["exp@0", 1, false, true],
+      ["exp@0", 2, false, true],
+      ["exp@3", 0, true, true],
+      ["exp@3", 1, false, true],
+      ["exp@3", 2, false, true],
+    ]);
     expect(s.log().map((r) => [r.version, r.off_policy_steps])).toEqual([
       ["exp@0", 0],
       ["exp@0", 1],

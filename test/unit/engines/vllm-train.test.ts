@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import "../../../src/envs/toolworld/register.js"; // tasks from `generator: toolworld`
 import { parseTrainConfig } from "../../../src/train/config.js";
 import { trainFromConfig } from "../../../src/train/run.js";
+import type { StepMetrics } from "../../../src/train/step-metrics.js";
 import { startMockVllmServer, type MockVllmServer } from "../../../src/testing/mock-vllm-server.js";
 
 /**
@@ -126,6 +127,17 @@ describe("train with rollout: {engine: vllm}", () => {
       [2, "t@1", 2],
       [3, "t@2", 2],
     ]);
+    // metrics.jsonl says which version sampled each step, its lag and what the sync cost
+    const metrics = readFileSync(join(out, "metrics.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as StepMetrics);
+    expect(metrics.map((m) => [m.off_policy?.version, m.off_policy?.steps])).toEqual([
+      ["t@0", 0],
+      ["t@1", 0],
+      ["t@2", 0],
+    ]);
+    expect(metrics.every((m) => m.off_policy!.load_s > 0)).toBe(true);
     // every trained sequence is a vLLM prompt ++ completion, token for token: the completion's ids
     // spell `<version>|<server>|…` followed by the EOS id (the mock's), never re-tokenized text
     expect(worker.trainedTokenIds.length).toBeGreaterThan(0);
