@@ -26,6 +26,8 @@ export async function startVllm(opts: {
   port: number;
   log: (line: string) => void;
   startupMs?: number;
+  /** Context length (default 512; the rehearsal example's prompts need 2048). */
+  maxModelLen?: number;
 }): Promise<VllmServer> {
   const args = [
     "-m",
@@ -37,7 +39,7 @@ export async function startVllm(opts: {
     "--dtype",
     "float32",
     "--max-model-len",
-    "512",
+    String(opts.maxModelLen ?? 512),
     "--enable-lora",
     "--max-lora-rank",
     "8",
@@ -84,4 +86,20 @@ export async function startVllm(opts: {
   }
   await stop();
   throw new Error(`vLLM did not serve ${url} within ${(opts.startupMs ?? 480_000) / 1000} s`);
+}
+
+/**
+ * Requests a server finished sampling (stopped or at the length limit), from its Prometheus
+ * `/metrics` (`vllm:request_success_total`, summed over models, adapters included).
+ */
+export async function servedChatCompletions(baseURL: string): Promise<number> {
+  const res = await fetch(`${baseURL.replace(/\/v1\/?$/, "")}/metrics`);
+  if (!res.ok) throw new Error(`GET /metrics answered ${res.status}`);
+  let n = 0;
+  for (const line of (await res.text()).split("\n")) {
+    const m =
+      /^vllm:request_success_total\{[^}]*finished_reason="(stop|length)"[^}]*\}\s+([0-9.eE+-]+)$/.exec(line);
+    if (m) n += Number(m[2]);
+  }
+  return n;
 }

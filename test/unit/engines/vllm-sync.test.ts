@@ -199,7 +199,7 @@ describe("rollout config", () => {
       "http://127.0.0.1:8102/v1",
     ]);
     expect(c.worker!.lora_rank).toBe(8);
-    expect(c.worker!.model).toBe(join(dir, "../runs/rehearsal/checkpoints/step-0/model"));
+    expect(c.worker!.model).toBe(join(dir, "../runs/rehearsal/base"));
     expect(c.shared_model).toBe(true);
   });
 
