@@ -1,12 +1,33 @@
 /**
- * A VitaBench task's `environment` as upstream's DB (`DeliveryDB`, `InStoreDB`), plus the two
+ * A VitaBench task's `environment` as upstream's DB (`DeliveryDB`, `InStoreDB`, `OTADB`, and the
+ * cross-domain `MergedDB` of all three), plus the two
  * instance registries upstream keeps beside it: every `Location` and every product constructed is
  * registered under its address / product id, and the address and product tools look things up
  * there. Registration order follows pydantic's validation order (declared field order), which
  * decides ranking ties. Upstream's registries are per thread and outlive a task (locations are
  * never cleared); ours belong to one environment, so a task never sees another task's addresses.
+ *
+ * Cross-domain (upstream `get_cross_environment("delivery,instore,ota", …)`): each domain's DB is
+ * validated from the same `environment` in that order (so registrations happen three times, in
+ * that order), and the merged DB takes the shared fields (`time`, `orders`, …) from the last one,
+ * OTA's: every tool of every domain then reads and writes that one `orders` table.
  */
-import { EnvaceError } from "../../core/errors.js";
+import {
+  bad,
+  bool,
+  dict,
+  field,
+  int,
+  list,
+  location,
+  num,
+  optNum,
+  optQuantity,
+  optStr,
+  str,
+  strList,
+  table,
+} from "./db-fields.js";
 import {
   BookInfo,
   Location,
@@ -19,12 +40,26 @@ import {
   Weather,
   type OrderType,
 } from "./models.js";
-import { PyFloat, type PyValue } from "./py-value.js";
+import { Attraction, Hotel, OtaProduct, Trip, type OtaProductKind } from "./models-ota.js";
+import type { PyValue } from "./py-value.js";
 
-export type VitaDomainName = "delivery" | "instore";
+/** A domain upstream has a DB of. */
+export type VitaSubDomain = "delivery" | "instore" | "ota";
+/** What a task runs on: one domain, or the cross-domain union of all three. */
+export type VitaDomainName = VitaSubDomain | "cross_domain";
+
+/** The domains a task's environment is the union of, in upstream's merge order. */
+export const SUB_DOMAINS: Record<VitaDomainName, readonly VitaSubDomain[]> = {
+  delivery: ["delivery"],
+  instore: ["instore"],
+  ota: ["ota"],
+  cross_domain: ["delivery", "instore", "ota"],
+};
 
 export interface VitaDb {
   domain: VitaDomainName;
+  /** Whose tables this DB has (upstream's `hasattr(self.db, "stores")` …). */
+  domains: readonly VitaSubDomain[];
   time: string | null;
   user_id: string | null;
   weather: Weather[] | null;
@@ -35,54 +70,20 @@ export interface VitaDb {
   shops: Map<string, Shop>;
   books: Map<string, BookInfo>;
   reservations: Map<string, ReservationInfo>;
+  hotels: Map<string, Hotel>;
+  attractions: Map<string, Attraction>;
+  flights: Map<string, Trip>;
+  trains: Map<string, Trip>;
 }
 
 export class Registries {
   readonly locations = new Map<string, Location>();
-  readonly products = new Map<string, StoreProduct | ShopProduct>();
+  readonly products = new Map<string, StoreProduct | ShopProduct | OtaProduct>();
   location(address: string, longitude: number, latitude: number): Location {
     const loc = new Location(address, longitude, latitude);
     this.locations.set(address, loc);
     return loc;
   }
-}
-
-const bad = (path: string, what: string): never => {
-  throw new EnvaceError("INVALID_DATA_FILE", `VitaBench environment: ${path} ${what}`);
-};
-
-function field(obj: PyValue, key: string, path: string): PyValue | undefined {
-  if (!(obj instanceof Map)) return bad(path, "must be an object");
-  return obj.get(key);
-}
-
-const num = (v: PyValue | undefined, path: string): number =>
-  typeof v === "number" ? v : v instanceof PyFloat ? v.value : bad(path, "must be a number");
-const optNum = (v: PyValue | undefined, path: string): number | null =>
-  v === null || v === undefined ? null : num(v, path);
-const int = (v: PyValue | undefined, path: string): number => {
-  const n = num(v, path);
-  return Number.isInteger(n) ? n : bad(path, "must be an integer");
-};
-const str = (v: PyValue | undefined, path: string): string =>
-  typeof v === "string" ? v : bad(path, "must be a string");
-const optStr = (v: PyValue | undefined, path: string, dflt: string | null): string | null =>
-  v === undefined ? dflt : v === null ? null : str(v, path);
-const bool = (v: PyValue | undefined, path: string): boolean =>
-  typeof v === "boolean" ? v : bad(path, "must be a boolean");
-const list = (v: PyValue | undefined, path: string): PyValue[] =>
-  Array.isArray(v) ? v : bad(path, "must be a list");
-const strList = (v: PyValue | undefined, path: string): string[] =>
-  list(v, path).map((x, i) => str(x, `${path}[${i}]`));
-const dict = (v: PyValue | undefined, path: string): Map<string, PyValue> =>
-  v instanceof Map ? v : bad(path, "must be an object");
-
-function location(v: PyValue | undefined, path: string, reg: Registries): Location {
-  return reg.location(
-    str(field(v ?? null, "address", path), `${path}.address`),
-    num(field(v ?? null, "longitude", path), `${path}.longitude`),
-    num(field(v ?? null, "latitude", path), `${path}.latitude`),
-  );
 }
 
 const ORDER_TYPES = ["delivery", "instore", "hotel", "attraction", "flight", "train"];
@@ -124,7 +125,7 @@ function store(v: PyValue, path: string, reg: Registries): Store {
     const product = new StoreProduct(
       optStr(h("product_id"), `${pp}.product_id`, "") ?? "",
       h("price") === undefined ? 0 : num(h("price"), `${pp}.price`),
-      h("quantity") === undefined ? 0 : h("quantity") === null ? null : int(h("quantity"), `${pp}.quantity`),
+      optQuantity(h("quantity"), `${pp}.quantity`),
       str(h("name"), `${pp}.name`),
       str(h("store_id"), `${pp}.store_id`),
       str(h("store_name"), `${pp}.store_name`),
@@ -153,7 +154,7 @@ function shop(v: PyValue, path: string, reg: Registries): Shop {
     const product = new ShopProduct(
       optStr(h("product_id"), `${pp}.product_id`, "") ?? "",
       h("price") === undefined ? 0 : num(h("price"), `${pp}.price`),
-      h("quantity") === undefined ? 0 : h("quantity") === null ? null : int(h("quantity"), `${pp}.quantity`),
+      optQuantity(h("quantity"), `${pp}.quantity`),
       str(h("name"), `${pp}.name`),
       str(h("shop_id"), `${pp}.shop_id`),
       strList(h("tags"), `${pp}.tags`),
@@ -164,20 +165,82 @@ function shop(v: PyValue, path: string, reg: Registries): Shop {
   return new Shop(shopId, shopName, score, loc, tags, enableBook, bookPrice, enableReservation, products);
 }
 
-function table<T>(v: PyValue | undefined, path: string, each: (x: PyValue, p: string) => T): Map<string, T> {
-  const out = new Map<string, T>();
-  if (v === undefined) return out;
-  for (const [k, x] of dict(v, path)) out.set(k, each(x, `${path}.${k}`));
-  return out;
+function otaProduct(kind: OtaProductKind, typeField: string, reg: Registries) {
+  return (p: PyValue, i: number, path: string): OtaProduct => {
+    const pp = `${path}.products[${i}]`;
+    const h = (k: string) => field(p, k, pp);
+    const product = new OtaProduct(
+      kind,
+      optStr(h("product_id"), `${pp}.product_id`, "") ?? "",
+      h("price") === undefined ? 0 : num(h("price"), `${pp}.price`),
+      optQuantity(h("quantity"), `${pp}.quantity`),
+      str(h("date"), `${pp}.date`),
+      str(h(typeField), `${pp}.${typeField}`),
+    );
+    reg.products.set(product.product_id, product);
+    return product;
+  };
 }
 
-/** Builds the DB of `domain` from a task's `environment` (keys of other domains are ignored). */
-export function loadVitaDb(domain: VitaDomainName, env: PyValue, reg: Registries): VitaDb {
-  const e = dict(env, "environment");
+function hotel(v: PyValue, path: string, reg: Registries): Hotel {
+  const g = (k: string) => field(v, k, path);
+  const id = str(g("hotel_id"), `${path}.hotel_id`);
+  const name = str(g("hotel_name"), `${path}.hotel_name`);
+  const score = num(g("score"), `${path}.score`);
+  const stars = int(g("star_rating"), `${path}.star_rating`);
+  const loc = location(g("location"), `${path}.location`, reg);
+  const tags = strList(g("tags"), `${path}.tags`);
+  const each = otaProduct("hotel", "room_type", reg);
+  const products = list(g("products"), `${path}.products`).map((p, i) => each(p, i, path));
+  return new Hotel(id, name, score, stars, loc, tags, products);
+}
+
+function attraction(v: PyValue, path: string, reg: Registries): Attraction {
+  const g = (k: string) => field(v, k, path);
+  const id = str(g("attraction_id"), `${path}.attraction_id`);
+  const name = str(g("attraction_name"), `${path}.attraction_name`);
+  const loc = location(g("location"), `${path}.location`, reg);
+  const description = str(g("description"), `${path}.description`);
+  const score = num(g("score"), `${path}.score`);
+  const hours = str(g("opening_hours"), `${path}.opening_hours`);
+  const price = num(g("ticket_price"), `${path}.ticket_price`);
+  const each = otaProduct("attraction", "ticket_type", reg);
+  const products = list(g("products"), `${path}.products`).map((p, i) => each(p, i, path));
+  return new Attraction(id, name, loc, description, score, hours, price, products);
+}
+
+function trip(kind: "flight" | "train", reg: Registries) {
+  const [idKey, noKey, locKey] =
+    kind === "flight"
+      ? ["flight_id", "flight_number", "airport_location"]
+      : ["train_id", "train_number", "station_location"];
+  return (v: PyValue, path: string): Trip => {
+    const g = (k: string) => field(v, k, path);
+    const id = str(g(idKey), `${path}.${idKey}`);
+    const no = str(g(noKey), `${path}.${noKey}`);
+    const from = str(g("departure_city"), `${path}.departure_city`);
+    const to = str(g("arrival_city"), `${path}.arrival_city`);
+    const dep = location(g(`departure_${locKey}`), `${path}.departure_${locKey}`, reg);
+    const arr = location(g(`arrival_${locKey}`), `${path}.arrival_${locKey}`, reg);
+    const depTime = str(g("departure_time"), `${path}.departure_time`);
+    const arrTime = str(g("arrival_time"), `${path}.arrival_time`);
+    const tags = strList(g("tags"), `${path}.tags`);
+    const each = otaProduct(kind, "seat_type", reg);
+    const products = list(g("products"), `${path}.products`).map((p, i) => each(p, i, path));
+    return new Trip(kind, id, no, from, to, dep, arr, depTime, arrTime, tags, products);
+  };
+}
+
+/**
+ * One domain's DB (`DeliveryDB`, `InStoreDB` or `OTADB`) from a task's `environment`, fields
+ * validated (and their locations and products registered) in their declared order.
+ */
+function loadOne(domain: VitaSubDomain, e: Map<string, PyValue>, reg: Registries): VitaDb {
   const weather = e.get("weather");
   const locs = e.get("location");
   const db: VitaDb = {
     domain,
+    domains: [domain],
     time: optStr(e.get("time"), "time", null),
     user_id: optStr(e.get("user_id"), "user_id", null),
     weather:
@@ -207,10 +270,19 @@ export function loadVitaDb(domain: VitaDomainName, env: PyValue, reg: Registries
     shops: new Map(),
     books: new Map(),
     reservations: new Map(),
+    hotels: new Map(),
+    attractions: new Map(),
+    flights: new Map(),
+    trains: new Map(),
   };
   db.orders = table(e.get("orders"), "orders", (x, p) => parseOrder(x, p, reg));
   if (domain === "delivery") db.stores = table(e.get("stores"), "stores", (x, p) => store(x, p, reg));
-  else {
+  else if (domain === "ota") {
+    db.hotels = table(e.get("hotels"), "hotels", (x, p) => hotel(x, p, reg));
+    db.attractions = table(e.get("attractions"), "attractions", (x, p) => attraction(x, p, reg));
+    db.flights = table(e.get("flights"), "flights", trip("flight", reg));
+    db.trains = table(e.get("trains"), "trains", trip("train", reg));
+  } else {
     db.shops = table(e.get("shops"), "shops", (x, p) => shop(x, p, reg));
     db.books = table(e.get("books"), "books", (x, p) => {
       const g = (k: string) => field(x, k, p);
@@ -241,6 +313,27 @@ export function loadVitaDb(domain: VitaDomainName, env: PyValue, reg: Registries
   return db;
 }
 
+/**
+ * Builds the DB of `domain` from a task's `environment` (keys of other domains are ignored). For
+ * cross-domain, as upstream's `MergedDB`: each domain's DB in turn, the shared fields of the last.
+ */
+export function loadVitaDb(domain: VitaDomainName, env: PyValue, reg: Registries): VitaDb {
+  const e = dict(env, "environment");
+  const parts = SUB_DOMAINS[domain].map((d) => loadOne(d, e, reg));
+  if (parts.length === 1) return parts[0] as VitaDb;
+  const part = (d: VitaSubDomain) => parts[SUB_DOMAINS[domain].indexOf(d)] as VitaDb;
+  const last = parts[parts.length - 1] as VitaDb;
+  return {
+    ...last,
+    domain,
+    domains: SUB_DOMAINS[domain],
+    stores: part("delivery").stores,
+    shops: part("instore").shops,
+    books: part("instore").books,
+    reservations: part("instore").reservations,
+  };
+}
+
 /** Upstream's `db.model_dump()`: declared field order, floats as floats. */
 export function dumpVitaDb(db: VitaDb): Record<string, unknown> {
   const base: Record<string, unknown> = {
@@ -251,13 +344,22 @@ export function dumpVitaDb(db: VitaDb): Record<string, unknown> {
     user_historical_behaviors: db.user_historical_behaviors,
     orders: mapDump(db.orders),
   };
-  if (db.domain === "delivery") return { ...base, stores: mapDump(db.stores) };
-  return {
-    ...base,
-    shops: mapDump(db.shops),
-    books: mapDump(db.books),
-    reservations: mapDump(db.reservations),
-  };
+  // MergedDB.model_dump(): each domain's dump in turn, later keys replacing earlier ones.
+  const out = { ...base };
+  for (const d of db.domains) {
+    if (d === "delivery") out.stores = mapDump(db.stores);
+    else if (d === "instore") {
+      out.shops = mapDump(db.shops);
+      out.books = mapDump(db.books);
+      out.reservations = mapDump(db.reservations);
+    } else {
+      out.hotels = mapDump(db.hotels);
+      out.attractions = mapDump(db.attractions);
+      out.flights = mapDump(db.flights);
+      out.trains = mapDump(db.trains);
+    }
+  }
+  return out;
 }
 
 function mapDump(m: Map<string, { toPy(): unknown }>): Map<string, unknown> {

@@ -1,5 +1,5 @@
 /**
- * A VitaBench domain (delivery, in-store) as an executable `Environment`, on the state a task's
+ * A VitaBench domain (delivery, in-store, OTA, or the cross-domain union) as an executable `Environment`, on the state a task's
  * `environment` field sets up. Results are upstream's: a tool's `AssertionError` message comes back
  * as an ordinary result, any other exception as an error whose text the agent sees as
  * `"Error: <message>"` (`resultToString`), non-string returns as upstream's `to_json_str` writes
@@ -19,6 +19,7 @@ import { sha256Hex, wallClock, type ToolContext, type VitaClock, type VitaToolDe
 import { DELIVERY_TOOLS } from "./tools-delivery.js";
 import { GENERIC_TOOLS } from "./tools-generic.js";
 import { INSTORE_TOOLS } from "./tools-instore.js";
+import { OTA_TOOLS } from "./tools-ota.js";
 import SCHEMAS from "./tool-schemas.json" with { type: "json" };
 
 export type VitaLang = "en" | "zh";
@@ -29,10 +30,15 @@ export interface VitaEnvOptions {
   lang?: VitaLang;
 }
 
-/** Tools in upstream's order: the domain's own, then the shared ones. */
+/**
+ * Tools in upstream's order: the domain's own, then the shared ones. Cross-domain is upstream's
+ * union (the shared tools, then delivery's, in-store's and OTA's; no name is defined twice).
+ */
 export const DOMAIN_TOOLS: Record<VitaDomainName, VitaToolDef[]> = {
   delivery: [...DELIVERY_TOOLS, ...GENERIC_TOOLS],
   instore: [...INSTORE_TOOLS, ...GENERIC_TOOLS],
+  ota: [...OTA_TOOLS, ...GENERIC_TOOLS],
+  cross_domain: [...GENERIC_TOOLS, ...DELIVERY_TOOLS, ...INSTORE_TOOLS, ...OTA_TOOLS],
 };
 
 /** Upstream's `Environment.to_json_str`: strings as they are; numbers inside become strings. */

@@ -3,6 +3,7 @@
  * their custom `__repr__`/`__str__` texts, which tool results are made of, and their `model_dump`
  * (field order as declared, `float` fields as floats), which the DB hash and `--dump-db` use.
  */
+import { OtaProduct } from "./models-ota.js";
 import { fl, pyRepr, pyStr, PyFloat, type PyReprable, type PyValue } from "./py-value.js";
 
 const f = (x: number | null): PyFloat | null => (x === null ? null : new PyFloat(x));
@@ -187,7 +188,7 @@ const ID_FIELD: Record<OrderType, string> = {
 };
 
 /** Products of an order: raw values when loaded from a task, product models when a tool made it. */
-export type OrderProduct = PyValue | StoreProduct | ShopProduct;
+export type OrderProduct = PyValue | StoreProduct | ShopProduct | OtaProduct;
 
 export class Order {
   constructor(
@@ -254,7 +255,7 @@ export class Order {
       update_time: this.update_time,
       status: this.status,
       products: this.products.map((p) =>
-        p instanceof StoreProduct || p instanceof ShopProduct ? p.toPy() : p,
+        p instanceof StoreProduct || p instanceof ShopProduct || p instanceof OtaProduct ? p.toPy() : p,
       ),
     };
   }

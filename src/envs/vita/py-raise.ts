@@ -3,7 +3,8 @@
  * `AssertionError`'s message as the tool's ordinary result; any other exception reaches the agent
  * as `"Error: <message>"` with the tool message's `error` flag set.
  */
-export type PyExceptionKind = "AssertionError" | "ValueError" | "TypeError" | "IndexError" | "KeyError";
+export type PyExceptionKind =
+  "AssertionError" | "ValueError" | "TypeError" | "IndexError" | "KeyError" | "AttributeError";
 
 export class PyRaise extends Error {
   constructor(

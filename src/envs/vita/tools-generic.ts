@@ -161,10 +161,16 @@ export const GENERIC_TOOLS: VitaToolDef[] = [
       const near = (l: { longitude: number; latitude: number }) =>
         distanceMeters(lon, lat, l.longitude, l.latitude) <= range;
       const hits: string[] = [];
-      if (ctx.db.domain === "delivery")
-        for (const s of ctx.db.stores.values()) if (near(s.location)) hits.push(s.pyStr());
-      if (ctx.db.domain === "instore")
-        for (const s of ctx.db.shops.values()) if (near(s.location)) hits.push(s.pyStr());
+      const has = (d: "delivery" | "instore" | "ota") => ctx.db.domains.includes(d);
+      if (has("delivery")) for (const s of ctx.db.stores.values()) if (near(s.location)) hits.push(s.pyStr());
+      if (has("instore")) for (const s of ctx.db.shops.values()) if (near(s.location)) hits.push(s.pyStr());
+      if (has("ota")) {
+        for (const h of ctx.db.hotels.values()) if (near(h.location)) hits.push(h.strText());
+        for (const x of ctx.db.attractions.values()) if (near(x.location)) hits.push(x.strText());
+        // A flight or train is listed once, when either end is in range.
+        for (const t of [...ctx.db.flights.values(), ...ctx.db.trains.values()])
+          if (near(t.departure_location) || near(t.arrival_location)) hits.push(t.strText());
+      }
       return hits.length === 0 ? "No search results found" : hits.join("\n");
     },
   },

@@ -1,0 +1,72 @@
+/**
+ * OTA and cross-domain tool results and final DB hashes equal upstream's, call by call. Upstream's
+ * OTA and cross-domain task files are not available here, so the states are the clearly synthetic
+ * tasks of fixtures/make_synthetic_tasks.py; the expected results were produced by upstream's own
+ * Python (fixtures/generate_ota_fixtures.py: its `ota` environment, and
+ * `get_cross_environment("delivery,instore,ota")` for the union) replaying the same calls with the
+ * same injected clock.
+ */
+import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { DOMAIN_TOOLS, VitaEnvironment } from "../../../src/envs/vita/environment.js";
+import { OTA_TOOLS } from "../../../src/envs/vita/tools-ota.js";
+import { parsePy, type PyValue } from "../../../src/envs/vita/py-value.js";
+
+const SYNTHETIC = new URL("fixtures/synthetic/vitabench/", import.meta.url);
+
+interface Step {
+  name: string;
+  arguments: Record<string, unknown>;
+  error: boolean;
+  result?: string;
+  result_sha256?: string;
+}
+interface Fixture {
+  clock: { start: number; step: number };
+  synthetic: boolean;
+  tasks: { task_id: string; steps: Step[]; db_hash: string; db_dump_sha256: string }[];
+}
+
+const sha = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
+
+for (const domain of ["ota", "cross_domain"] as const) {
+  describe(`VitaBench ${domain} tools match upstream (synthetic states)`, () => {
+    const fixture = JSON.parse(
+      readFileSync(new URL(`fixtures/${domain}.json`, import.meta.url), "utf8"),
+    ) as Fixture;
+    const tasks = parsePy(readFileSync(new URL(`${domain}/tasks_en.json`, SYNTHETIC), "utf8")) as Map<
+      string,
+      PyValue
+    >[];
+
+    it("offers upstream's tool list, every one executable, and the fixtures call each OTA tool", () => {
+      const env = new VitaEnvironment(domain, tasks[0]!.get("environment") as PyValue);
+      const offered = env.tools().map((t) => t.name);
+      expect(offered.length).toBe(domain === "ota" ? 38 : 66);
+      expect(new Set(offered)).toEqual(new Set(DOMAIN_TOOLS[domain].map((t) => t.name)));
+      const called = new Set(fixture.tasks.flatMap((t) => t.steps.map((s) => s.name)));
+      for (const t of OTA_TOOLS) if (domain === "ota") expect(called, t.name).toContain(t.name);
+    });
+
+    for (const expected of fixture.tasks) {
+      it(`task ${expected.task_id}: ${expected.steps.length} calls`, () => {
+        const task = tasks.find((t) => t.get("id") === expected.task_id);
+        expect(task).toBeDefined();
+        let k = 0;
+        const clock = () => fixture.clock.start + k++ * fixture.clock.step;
+        const env = new VitaEnvironment(domain, task!.get("environment") as PyValue, { clock });
+        expected.steps.forEach((step, i) => {
+          const r = env.callSync({ id: `c${i}`, name: step.name, arguments: step.arguments });
+          const text = r.ok ? r.content : `Error: ${r.error.message}`;
+          const where = `step ${i} ${step.name}(${JSON.stringify(step.arguments)})`;
+          expect(!r.ok, where).toBe(step.error);
+          if (step.result !== undefined) expect(text, where).toBe(step.result);
+          else expect(sha(text), `${where}: ${text.slice(0, 300)}`).toBe(step.result_sha256);
+        });
+        expect(env.hash()).toBe(expected.db_hash);
+        expect(sha(env.dumpJsonSorted())).toBe(expected.db_dump_sha256);
+      });
+    }
+  });
+}
