@@ -8,11 +8,50 @@ import { isMultiTurn } from "./categories.js";
 import { OpenAIChatModel } from "../../engines/openai-chat-model.js";
 import { rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
 import type { BfclMode } from "./model-handler.js";
+import type { BackendServices } from "../../envs/bfcl/services.js";
+import { openAIEmbedder, serpApiWebSearch } from "./http-services.js";
 
 const usage = (msg: string) => new EnvaceError("INVALID_CONFIG", msg);
 
 /** Options `envace eval` passes beyond the shared ones. */
-type BfclEvalOptions = EvalOptions & { bfclMode?: string };
+type BfclEvalOptions = EvalOptions & {
+  bfclMode?: string;
+  embeddingEndpoint?: string;
+  embeddingModel?: string;
+  searchEndpoint?: string;
+  searchApiKey?: string;
+};
+
+/** The services the agentic backends call, from the flags that configure them. */
+function servicesFrom(o: BfclEvalOptions): BackendServices {
+  if (o.embeddingModel !== undefined && o.embeddingEndpoint === undefined)
+    throw usage("--embedding-model needs --embedding-endpoint URL");
+  for (const [flag, url] of [
+    ["--embedding-endpoint", o.embeddingEndpoint],
+    ["--search-endpoint", o.searchEndpoint],
+  ] as const) {
+    if (url !== undefined && !URL.canParse(url)) throw usage(`${flag} must be a URL, got "${url}"`);
+  }
+  return {
+    ...(o.embeddingEndpoint !== undefined
+      ? {
+          embedder: openAIEmbedder({
+            baseURL: o.embeddingEndpoint,
+            model: o.embeddingModel ?? "all-MiniLM-L6-v2",
+            ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+          }),
+        }
+      : {}),
+    ...(o.searchEndpoint !== undefined
+      ? {
+          webSearch: serpApiWebSearch({
+            endpoint: o.searchEndpoint,
+            ...(o.searchApiKey ? { apiKey: o.searchApiKey } : {}),
+          }),
+        }
+      : {}),
+  };
+}
 
 function policyFrom(o: BfclEvalOptions): BfclPolicy {
   if (o.policy !== undefined && o.endpoint !== undefined)
@@ -61,6 +100,7 @@ export function bfclBenchRunner(): BenchRunner {
         bfclDir: bfclDirOf(resolveDataDir(o.data)),
         categories,
         policy,
+        services: servicesFrom(o),
         concurrency: o.concurrency,
         ...(o.limit !== undefined ? { limit: o.limit } : {}),
         ...(o.onStart ? { onStart: o.onStart } : {}),

@@ -103,6 +103,21 @@ function toEntry(raw: PyDict, category: BfclCategory, bfclDir: string): BfclEntr
       ...entry.question.slice(1),
     ];
   }
+  if (category.startsWith("web_search")) {
+    // Upstream's process_web_search_test_case and populate_initial_settings_for_web_search_test_cases:
+    // both categories share the questions; the id names the category, which decides whether
+    // search results show their snippets.
+    entry.id = id.replace("web_search", category);
+    entry.involved_classes = raw.involved_classes as string[];
+    entry.function = entry.involved_classes.flatMap((c) => funcDocs(bfclDir, c));
+    entry.initial_config = {
+      [entry.involved_classes[0]!]: { show_snippet: !category.includes("no_snippet") },
+    };
+    entry.question = [
+      [{ role: "system", content: AGENTIC_RESPONSE_FORMAT }, ...(entry.question[0] ?? [])],
+      ...entry.question.slice(1),
+    ];
+  }
   if (isMultiTurn(category)) {
     entry.initial_config = (raw.initial_config as PyDict | undefined) ?? ({} as PyDict);
     entry.involved_classes = raw.involved_classes as string[];

@@ -1,13 +1,11 @@
-import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { BackendSession } from "../../envs/bfcl/executor.js";
 import type { PyDict } from "../../envs/bfcl/py-value.js";
 import { dict } from "../../envs/bfcl/py-ops.js";
-import { toPlain } from "../../envs/bfcl/py-value.js";
 import type { BfclCategory } from "./categories.js";
 import { loadMemoryPrereqs, type BfclEntry } from "./load.js";
-import { MAXIMUM_STEP_LIMIT, toExecutionList, type BfclModel } from "./model-handler.js";
-import { toOpenAITools, withLanguageHints } from "./prompts.js";
-import { parseJsonPy } from "../../envs/bfcl/lossless-json.js";
+import type { BfclModel } from "./model-handler.js";
+import type { BackendServices } from "../../envs/bfcl/services.js";
+import { converseFC } from "./agentic-conversation.js";
 
 /**
  * The memory categories (upstream's agentic `memory_*`): per scenario the model first goes
@@ -67,57 +65,15 @@ async function converse(
   model: BfclModel,
   entry: BfclEntry,
   scenario: string,
+  services: BackendServices,
   start?: MemorySnapshot,
 ): Promise<Conversation> {
   const backendConfig = start ? dict([["snapshot", start]]) : dict([]);
   const config = dict([[entry.involved_classes![0]!, backendConfig]]);
-  const session = new BackendSession(config, entry.involved_classes!, false);
+  const session = new BackendSession(config, entry.involved_classes!, false, undefined, services);
   const memory = session.instances.get(entry.involved_classes![0]!) as unknown as MemoryBackend;
-  const tools = toOpenAITools(withLanguageHints(entry.function, entry.category));
-  const messages: ChatCompletionMessageParam[] = [];
-  const texts: string[] = [];
   const system = memorySystemPrompt(entry.category, scenario, memory.coreMemoryForContext());
-  for (let turn = 0; turn < entry.question.length; turn++) {
-    const turnMessages = toPlain(entry.question[turn]!) as ChatCompletionMessageParam[];
-    if (turn === 0) {
-      if (turnMessages[0]?.role === "system") {
-        turnMessages[0] = { role: "system", content: `${system}\n\n${String(turnMessages[0].content)}` };
-      } else turnMessages.unshift({ role: "system", content: system });
-    }
-    messages.push(...turnMessages);
-    for (let count = 0; count <= MAXIMUM_STEP_LIMIT; count++) {
-      const reply = await model.query(messages, tools);
-      messages.push({
-        role: "assistant",
-        content: reply.content,
-        ...(reply.toolCalls.length > 0
-          ? {
-              tool_calls: reply.toolCalls.map((c) => ({
-                id: c.id,
-                type: "function" as const,
-                function: { name: c.name, arguments: c.arguments },
-              })),
-            }
-          : {}),
-      });
-      if (reply.toolCalls.length === 0) {
-        texts.push(reply.content);
-        break;
-      }
-      const calls = toExecutionList(
-        reply.toolCalls.map((c) => {
-          const d = dict([]);
-          d[c.name] = parseJsonPy(c.arguments === "" ? "{}" : c.arguments);
-          return d;
-        }),
-        ",",
-      );
-      const results = session.execute(calls);
-      reply.toolCalls.forEach((c, i) =>
-        messages.push({ role: "tool", tool_call_id: c.id, content: results[i] ?? "" }),
-      );
-    }
-  }
+  const texts = await converseFC(model, entry, session, system);
   return { texts, snapshot: memory.snapshot() };
 }
 
@@ -127,6 +83,7 @@ export class MemoryPrereqs {
   constructor(
     private readonly model: BfclModel,
     private readonly bfclDir: string,
+    readonly services: BackendServices = {},
   ) {}
 
   snapshotFor(category: BfclCategory, scenario: string): Promise<MemorySnapshot | undefined> {
@@ -136,7 +93,7 @@ export class MemoryPrereqs {
       p = (async () => {
         let snap: MemorySnapshot | undefined;
         for (const prereq of loadMemoryPrereqs(this.bfclDir, category, scenario)) {
-          snap = (await converse(this.model, prereq, scenario, snap)).snapshot;
+          snap = (await converse(this.model, prereq, scenario, this.services, snap)).snapshot;
         }
         return snap;
       })();
@@ -154,6 +111,6 @@ export async function answerMemoryQuestion(
 ): Promise<string> {
   const scenario = String(entry.raw.scenario);
   const snap = await prereqs.snapshotFor(entry.category, scenario);
-  const { texts } = await converse(model, entry, scenario, snap);
+  const { texts } = await converse(model, entry, scenario, prereqs.services, snap);
   return texts[texts.length - 1] ?? "";
 }

@@ -21,6 +21,8 @@ import type { ReplayLine } from "./replay-file.js";
 import { inferMultiTurnRehearsed } from "./rehearsal.js";
 import { answerMemoryQuestion, MemoryPrereqs } from "./memory-flow.js";
 import { agenticChecker } from "./agentic-checker.js";
+import { answerWebSearchQuestion } from "./web-search-flow.js";
+import type { BackendServices } from "../../envs/bfcl/services.js";
 import {
   decodeFormatted,
   formatStats,
@@ -55,6 +57,8 @@ export interface BfclRunOptions {
   concurrency?: number;
   onStart?: (total: number) => void;
   onProgress?: (done: number, total: number) => void;
+  /** What the vector-memory and web-search backends call out to; without them a model run skips those categories. */
+  services?: BackendServices;
 }
 
 export interface BfclResult {
@@ -111,16 +115,19 @@ function unsupported(
   category: BfclCategory,
   lc: LongContextData | undefined,
   policy: BfclPolicy,
+  services: BackendServices,
 ): string | undefined {
-  if (category === "memory_kv" || category === "memory_rec_sum") {
-    if (policy.kind === "model" && policy.model.mode !== "fc")
-      return "the memory categories run in FC mode only";
-    return undefined;
-  }
   if (isAgentic(category)) {
-    return category.startsWith("web_search")
-      ? "web search needs a live search API, which is not wired"
-      : "the vector memory backend (an embedding model and FAISS) is not ported";
+    // Gold and replayed answers are checked as text: no backend runs, so no service is needed.
+    if (policy.kind !== "model") return undefined;
+    if (policy.model.mode !== "fc") return "the agentic categories run in FC mode only";
+    if (category === "memory_vector" && !services.embedder) {
+      return "needs an embedding service: --embedding-endpoint URL [--embedding-model NAME] (upstream embeds with all-MiniLM-L6-v2)";
+    }
+    if (category.startsWith("web_search") && !services.webSearch) {
+      return "needs a search API: --search-endpoint URL (SerpAPI's DuckDuckGo engine, or any service answering in its shape)";
+    }
+    return undefined;
   }
   if (category === "multi_turn_long_context" && !lc) {
     return "needs bfcl/long_context.py (run `envace data fetch bfcl`)";
@@ -153,7 +160,7 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
     for (const l of o.policy.lines) replayById.set(l.id, [...(replayById.get(l.id) ?? []), l]);
   }
   for (const category of o.categories) {
-    const why = unsupported(category, lc, o.policy);
+    const why = unsupported(category, lc, o.policy, o.services ?? {});
     if (why) {
       notRun[category] = why;
       continue;
@@ -204,7 +211,8 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
   }
 
   const model = o.policy.kind === "model" ? new BfclModel(o.policy.model) : undefined;
-  const prereqs = model ? new MemoryPrereqs(model, o.bfclDir) : undefined;
+  const services = o.services ?? {};
+  const prereqs = model ? new MemoryPrereqs(model, o.bfclDir, services) : undefined;
   const rehearsal = o.policy.kind === "model" ? o.policy.rehearsal : undefined;
   let stats = rehearsal ? emptyRehearsalStats(rehearsal.options) : undefined;
   o.onStart?.(jobs.length);
@@ -217,7 +225,7 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
         stats = addRehearsalStats(stats!, r.stats);
         return scoreJob({ ...job, decoded: r.decoded }, o.policy, model, lc);
       }
-      if (job.entry.category.startsWith("memory")) return scoreMemory(job, o.policy, model, prereqs);
+      if (isAgentic(job.entry.category)) return scoreAgentic(job, o.policy, model, prereqs, services);
       return scoreJob(job, o.policy, model, lc);
     },
     (_r, _i, done) => o.onProgress?.(done, jobs.length),
@@ -259,17 +267,20 @@ export async function runBfcl(o: BfclRunOptions): Promise<BfclRun> {
   };
 }
 
-async function scoreMemory(
+async function scoreAgentic(
   job: Job,
   policy: BfclPolicy,
   model: BfclModel | undefined,
   prereqs: MemoryPrereqs | undefined,
+  services: BackendServices,
 ): Promise<BfclResult> {
   const base = { id: job.entry.id, category: job.entry.category };
   const answers = job.answer as string[];
   let text: string;
   if (policy.kind === "gold") text = answers[0] ?? "";
   else if (job.replay) text = "answer" in job.replay ? job.replay.answer : "";
+  else if (job.entry.category.startsWith("web_search"))
+    text = await answerWebSearchQuestion(model!, job.entry, services);
   else text = await answerMemoryQuestion(model!, job.entry, prereqs!);
   if (text === "") return { ...base, valid: false, error_type: "agentic:no_last_message" };
   const v = agenticChecker(text, answers);

@@ -109,6 +109,18 @@ export function register(program: Command): void {
       "--bfcl-mode <mode>",
       "bfcl with a model: fc (native tool calls, default) | prompting (Python call text)",
     )
+    .option(
+      "--embedding-endpoint <url>",
+      "bfcl:memory_vector with a model: OpenAI-compatible embeddings base URL (…/v1) for the vector memory",
+    )
+    .option("--embedding-model <name>", "embedding model name (default all-MiniLM-L6-v2, upstream's encoder)")
+    .option(
+      "--search-endpoint <url>",
+      "bfcl:web_search with a model: search API answering in SerpAPI's shape (e.g. https://serpapi.com/search.json); pages in results are fetched directly",
+    )
+    .addOption(
+      new Option("--search-api-key <key>", "API key sent to the search endpoint").env("SERPAPI_API_KEY"),
+    )
     .option("--json", "print one JSON object on stdout")
     .action(async (o: EvalCliOptions) => {
       process.exitCode = await runEval(o);

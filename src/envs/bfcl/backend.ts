@@ -15,7 +15,8 @@ export class RawResult {
 export interface MethodSpec {
   /** Parameters in order, each with its default or REQUIRED. */
   params: Array<[string, PyValue | typeof REQUIRED]>;
-  fn: (args: Record<string, PyValue>) => PyValue | RawResult;
+  /** A method that needs a service (an embedding model, a search API) returns a promise. */
+  fn: (args: Record<string, PyValue>) => PyValue | RawResult | Promise<PyValue | RawResult>;
 }
 
 export abstract class Backend {

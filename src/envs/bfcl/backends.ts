@@ -5,6 +5,9 @@ import type { LongContextData } from "./long-context.js";
 import { MathAPI } from "./math-api.js";
 import { MemoryKV } from "./memory-kv.js";
 import { MemoryRecSum } from "./memory-rec-sum.js";
+import { MemoryVector } from "./memory-vector.js";
+import type { BackendServices } from "./services.js";
+import { WebSearch } from "./web-search.js";
 import { MessageAPI } from "./message-api.js";
 import { TicketAPI } from "./ticket-api.js";
 import { TradingBot } from "./trading-bot.js";
@@ -27,7 +30,11 @@ export const BACKEND_CLASSES = [
 /** Classes with no state to load (upstream `STATELESS_CLASSES`). */
 export const STATELESS_CLASSES = new Set(["MathAPI"]);
 
-export function createBackend(className: string, longContext?: LongContextData): Backend {
+export function createBackend(
+  className: string,
+  longContext?: LongContextData,
+  services: BackendServices = {},
+): Backend {
   switch (className) {
     case "GorillaFileSystem":
       return new GorillaFileSystem(longContext);
@@ -49,10 +56,16 @@ export function createBackend(className: string, longContext?: LongContextData):
       return new MemoryKV();
     case "MemoryAPI_rec_sum":
       return new MemoryRecSum();
+    case "MemoryAPI_vector":
+      if (!services.embedder) throw needs(className, "an embedding service (--embedding-endpoint)");
+      return new MemoryVector(services.embedder);
+    case "WebSearchAPI":
+      if (!services.webSearch) throw needs(className, "a search service (--search-endpoint)");
+      return new WebSearch(services.webSearch);
     default:
-      throw new EnvaceError(
-        "INVALID_CONFIG",
-        `BFCL backend ${className} is not supported (of the agentic backends MemoryAPI_kv and MemoryAPI_rec_sum are ported)`,
-      );
+      throw new EnvaceError("INVALID_CONFIG", `BFCL backend ${className} is not supported`);
   }
 }
+
+const needs = (className: string, what: string) =>
+  new EnvaceError("INVALID_CONFIG", `BFCL backend ${className} needs ${what}`);
