@@ -44,6 +44,9 @@ export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
       count: plan.trainTasksPerDomain,
       split: "train",
       worlds,
+      // The logs' natural mix: requests recur (with a few worlds, distinct ones run out and the
+      // draw would skew toward unknown ids); evaluation tasks stay distinct.
+      unique: false,
     });
   }
   const held = (domain: string, count: number, salt: number) =>
@@ -83,7 +86,7 @@ export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
 }
 
 /** Logged tasks lent per evaluation task (more logs: more of the world shown, longer prompts). */
-const LENT_TASKS = 3;
+export const LENT_TASKS = 3;
 
 /**
  * Each task with `examples` taken from up to three OTHER tasks of `pool` on the same world (the

@@ -1,4 +1,5 @@
-import type { Task } from "../core/task.js";
+import { canonicalJson } from "../core/canonical-json.js";
+import type { Example, Task } from "../core/task.js";
 import {
   createToolworldEnv,
   pastAgentRun,
@@ -12,6 +13,11 @@ import { renderAssistantText } from "../core/tool-call-text.js";
 import { withToolIndex } from "./policy-view.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { withLoggedNote } from "./rehearsal-notes.js";
+import { LENT_TASKS } from "./data.js";
+
+function callKey(e: Pick<Example, "name" | "arguments">): string {
+  return `${e.name} ${canonicalJson(e.arguments)}`;
+}
 
 /**
  * The SFT warm start's data (issues 5 and 11), from recorded traces only: the logs of a past agent
@@ -27,9 +33,11 @@ import { withLoggedNote } from "./rehearsal-notes.js";
 export function demoSftExamples(
   tasks: readonly Task[],
   seed: number,
-  opts: { rehearsePerTask?: number; noteShare?: number } = {},
+  opts: { rehearsePerTask?: number; lentPerTask?: number; noteShare?: number } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
+  const lentPerTask = opts.lentPerTask ?? DEMO_LENT_REHEARSE_PER_TASK;
+  const byWorld = tasksByWorld(tasks);
   const noteShare = opts.noteShare ?? DEMO_NOTE_SHARE;
   const act: SftExample[] = [];
   const rehearse: SftExample[] = [];
@@ -50,9 +58,57 @@ export function demoSftExamples(
     const probe = probeCall(run, rand);
     if (probe) candidates.push(probeExample(task, probe));
     rehearse.push(...pickRehearsals(candidates, perTask, rand));
+    // The same logged calls with other tasks' logs of this world as the evidence (the run's own
+    // calls left out): the answer is in no prompt, so the rehearser learns the world itself, which
+    // is what it needs for calls outside a task's recorded map (issue 11's unseen-call fidelity).
+    if (lentPerTask > 0) {
+      const lent = { ...task, examples: lentExamples(task, run, byWorld, rand) };
+      const memory = goldRunSftExamples(lent, run, { roles: ["rehearse"], variant: "compact" }).rehearse;
+      if (probe) memory.push(probeExample(lent, probe));
+      rehearse.push(...pickRehearsals(memory, lentPerTask, rand));
+    }
   }
   return { act, rehearse, flawedTraces };
 }
+
+/** Tasks by world (domain and world seed): the logs a rehearser may learn a world from. */
+function tasksByWorld(tasks: readonly Task[]): Map<string, Task[]> {
+  const out = new Map<string, Task[]>();
+  for (const t of tasks) {
+    const key = worldKey(t);
+    if (key) out.set(key, [...(out.get(key) ?? []), t]);
+  }
+  return out;
+}
+
+function worldKey(t: Task): string | undefined {
+  return t.env?.kind === "toolworld" ? `${t.domain}@${t.env.seed}` : undefined;
+}
+
+/** Logged calls of up to `LENT_TASKS` random other tasks on `task`'s world, minus the run's own calls. */
+function lentExamples(task: Task, run: GoldRun, byWorld: Map<string, Task[]>, rand: () => number): Example[] {
+  const own = new Set(run.turns.flatMap((t) => t.calls.map((c) => callKey(c.call))));
+  const others = (byWorld.get(worldKey(task) ?? "") ?? []).filter((o) => o.id !== task.id);
+  const seen = new Set<string>();
+  const out: Example[] = [];
+  for (let i = 0; i < LENT_TASKS && others.length > 0; i++) {
+    const lender = others[Math.floor(rand() * others.length)]!;
+    for (const e of lender.examples) {
+      const key = callKey(e);
+      if (own.has(key) || seen.has(key)) continue;
+      seen.add(key);
+      out.push(e);
+    }
+  }
+  return out;
+}
+
+/**
+ * Rehearse examples per task whose evidence is other tasks' logs of the same world (the answer in
+ * no prompt), beside `DEMO_REHEARSE_PER_TASK` with the task's own recorded calls as evidence (the
+ * answer-copying case RL rollouts meet).
+ */
+export const DEMO_LENT_REHEARSE_PER_TASK = 1;
 
 /**
  * Share of single-turn acting examples whose system message carries a private rehearsal note, as

@@ -2,14 +2,14 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startWorker } from "../engines/worker-supervisor.js";
-import { runSft } from "../train/sft.js";
+import { runSft, type SftExample } from "../train/sft.js";
 import type { DemoData } from "./data.js";
 import type { DemoPlan } from "./layout.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
 
 /** Bump when the SFT recipe changes, so that cached checkpoints of the old recipe are not reused. */
-const SFT_RECIPE_VERSION = 5;
+const SFT_RECIPE_VERSION = 6;
 
 export interface SftStageResult {
   /** A Hugging Face model directory (weights + tokenizer) that workers start from. */
@@ -30,9 +30,35 @@ export interface SftProgress {
 }
 
 /**
- * The SFT warm start, cached: the key covers the recipe, the plan's model and SFT sizes and the
- * seed, so every arm of a run and every later run with the same settings reuse one checkpoint.
- * The checkpoint is written to a temporary folder and renamed when complete: a killed run never
+ * The cache key of an SFT checkpoint: the recipe version, the plan's model and SFT sizes, the seed,
+ * and a digest of what the model is trained on (tokenizer corpus, vocabulary, every example): any
+ * change to the data recipe (habits, worlds, prompts) changes the key, even if nobody bumps the
+ * version.
+ */
+export function sftCacheKey(
+  plan: DemoPlan,
+  seed: number,
+  data: Pick<DemoData, "corpus" | "vocabulary">,
+  examples: { act: readonly SftExample[]; rehearse: readonly SftExample[] },
+): string {
+  const h = createHash("sha256").update(
+    JSON.stringify({
+      v: SFT_RECIPE_VERSION,
+      size: plan.size,
+      sft: plan.sft,
+      tasks: plan.trainTasksPerDomain,
+      worlds: plan.worldsPerDomain,
+      seed,
+    }),
+  );
+  h.update(data.corpus).update(data.vocabulary.join("\n"));
+  for (const ex of [...examples.act, ...examples.rehearse]) h.update(JSON.stringify(ex));
+  return h.digest("hex").slice(0, 16);
+}
+
+/**
+ * The SFT warm start, cached (`sftCacheKey`), so every arm of a run and every later run with the
+ * same settings reuse one checkpoint. The checkpoint is written to a temporary folder and renamed when complete: a killed run never
  * leaves a half checkpoint that a later run would trust.
  */
 export async function sftCheckpoint(
@@ -42,22 +68,10 @@ export async function sftCheckpoint(
   cacheRoot: string,
   onProgress: (p: SftProgress) => void = () => {},
 ): Promise<SftStageResult> {
-  const key = createHash("sha256")
-    .update(
-      JSON.stringify({
-        v: SFT_RECIPE_VERSION,
-        size: plan.size,
-        sft: plan.sft,
-        tasks: plan.trainTasksPerDomain,
-        worlds: plan.worldsPerDomain,
-        seed,
-      }),
-    )
-    .digest("hex")
-    .slice(0, 16);
-  const dir = resolve(cacheRoot, `sft-${key}`);
   const trainTasks = Object.values(data.train).flat();
   const sft = demoSftExamples(trainTasks, seed);
+  const key = sftCacheKey(plan, seed, data, sft);
+  const dir = resolve(cacheRoot, `sft-${key}`);
   const counts = { act: sft.act.length, rehearse: sft.rehearse.length };
   const flawedShare = sft.flawedTraces / Math.max(1, trainTasks.length);
   if (existsSync(join(dir, "config.json")))

@@ -10,7 +10,8 @@ const pyDumpsIndent0 = (value: unknown): string => pyJsonDumps(value, { indent: 
  * episode"). `full` follows the reference: a stable system instruction (validation procedure and
  * output contract) and a per-call user part (candidate tools, few-shot examples, conversation
  * history, the raw act message, the current call). `compact` is for tiny models with short
- * contexts: a one-line contract, only this tool's examples, and the call.
+ * contexts: a one-line contract, the caller's tenant line if its system prompt has one, only this
+ * tool's examples, and the call.
  */
 export type RehearsalPromptVariant = "full" | "compact";
 
@@ -116,11 +117,21 @@ export function readRehearsalCall(user: string): Pick<ToolCall, "name" | "argume
   }
 }
 
+/**
+ * The caller's system prompt lines that name the world it serves (`tenant: …`: a tenant, a
+ * database). The compact prompt shows them first: without them an unseen call (an id no example
+ * shows) is unanswerable when a domain has several worlds, since the same id differs per world.
+ */
+export function tenantLines(system: string): string[] {
+  return system.split("\n").filter((l) => /^tenant: \S/.test(l));
+}
+
 export function buildRehearsalPrompt(input: RehearsalPromptInput): Message[] {
   const { task, call } = input;
   if (input.variant === "compact") {
     const same = task.examples.filter((e) => e.name === call.name);
-    const lines = same.map((e) => `${e.name} ${json(e.arguments)} -> ${json(e.result)}`);
+    const lines = tenantLines(task.system);
+    lines.push(...same.map((e) => `${e.name} ${json(e.arguments)} -> ${json(e.result)}`));
     lines.push(`${call.name} ${json(call.arguments)} ->`);
     return [
       { role: "system", content: REHEARSAL_SYSTEM_COMPACT },

@@ -20,9 +20,33 @@ export interface GenerateOptions {
    * fresh world per task: tasks of a domain then share their databases, as τ²'s tasks share one DB
    * per domain, so logs of other tasks say something about this task's entities (a rehearser can
    * learn a domain's world from them). Pass the same pool to the train and held-out generators.
+   * Each task's system prompt then names its world as a tenant (`tenant: w3`, `tenantLine`), as a
+   * deployed agent's prompt names the tenant it serves: the compact rehearsal prompt shows that line,
+   * so a rehearser can tell which world an unseen call is in. Within a split a request may recur on
+   * a world in other words (a production log repeats requests), so a few worlds still give the
+   * natural mix of requests; the split itself stays by request.
    */
   worlds?: { seed: number; count: number };
+  /**
+   * With `worlds`: `false` draws requests as they come, repeats included (a production log repeats
+   * requests; the mix of requests stays the natural one). By default no (request, world, wording)
+   * repeats, which on a few worlds skews a large draw toward the rare requests (unknown ids).
+   */
+  unique?: boolean;
 }
+
+/** The tenant a pool world is served as, by its index in the pool: `w1`, `w2`, … */
+export function tenantOf(index: number): string {
+  return `w${index + 1}`;
+}
+
+/** The system prompt line that names a task's tenant (the compact rehearsal prompt shows it). */
+export function tenantLine(index: number): string {
+  return `tenant: ${tenantOf(index)}`;
+}
+
+/** Most worlds a pool may hold: their tenant names are whole tokens of the vocabulary. */
+export const MAX_WORLDS = 40;
 
 const MAX_ATTEMPTS = 500;
 
@@ -36,8 +60,11 @@ export function splitOfSignature(signature: string): ToolworldSplit {
 
 /** The state seed of pool world `draw mod count`. */
 export function worldSeed(domain: string, worlds: { seed: number; count: number }, draw: number): number {
-  if (!Number.isInteger(worlds.count) || worlds.count < 1) {
-    throw new EnvaceError("INVALID_CONFIG", `worlds.count must be a positive integer, got ${worlds.count}`);
+  if (!Number.isInteger(worlds.count) || worlds.count < 1 || worlds.count > MAX_WORLDS) {
+    throw new EnvaceError(
+      "INVALID_CONFIG",
+      `worlds.count must be an integer in [1, ${MAX_WORLDS}], got ${worlds.count}`,
+    );
   }
   return seedOf(domain, "world", worlds.seed, draw % worlds.count);
 }
@@ -58,14 +85,19 @@ export function generateTasks(opts: GenerateOptions): Task[] {
       const stateSeed = opts.worlds ? worldSeed(d.name, opts.worlds, draw) : draw;
       const plan = planTask(d, buildState(d, stateSeed), createRng(seedOf("plan", draw)));
       // The split is by request alone (train and held-out never share one); within a split, a pool
-      // of worlds allows the same request on different worlds (each is its own task there).
-      const key = opts.worlds ? `${plan?.signature}|${stateSeed}` : plan?.signature;
-      if (!plan || splitOfSignature(plan.signature) !== opts.split || seen.has(key!)) continue;
+      // of worlds allows the same request on a world again in other words (each is its own task).
+      const key = opts.worlds
+        ? `${plan?.signature}|${stateSeed}|${plan?.turns.map((t) => t.text).join("|")}`
+        : plan?.signature;
+      const repeatable = opts.worlds !== undefined && opts.unique === false;
+      if (!plan || splitOfSignature(plan.signature) !== opts.split || (!repeatable && seen.has(key!)))
+        continue;
       seen.add(key!);
+      const system = opts.worlds ? `${d.system}\n${tenantLine(draw % opts.worlds.count)}` : d.system;
       const draft: Task = TaskZ.parse({
         id: `${d.name}-${opts.split}-${opts.seed}-${String(i).padStart(4, "0")}`,
         domain: d.name,
-        system: d.system,
+        system,
         tools: structuredClone(tools),
         user_turns: plan.turns.map((t) => t.text),
         checklists: [plan.turns.map((t) => t.standards)],

@@ -9,4 +9,4 @@ export { toolworldVocabulary, toolworldCorpus } from "./vocabulary.js";
 export type { ToolworldState } from "./types.js";
 export { pastAgentRun, PAST_AGENT_HABITS } from "./past-agent.js";
 export type { PastAgentRun, PastAgentFlaw, PastAgentHabits } from "./past-agent.js";
-export { worldSeed } from "./generate.js";
+export { worldSeed, tenantOf, tenantLine, MAX_WORLDS } from "./generate.js";

@@ -23,14 +23,17 @@ export type PastAgentHabits = Record<PastAgentFlaw, number>;
 /**
  * Habits, not noise: a mistake made in most of the situations where it is possible is what a model
  * imitating the logs reproduces under greedy decoding (a rare random slip it would average away);
- * a mistake made in some but not all of them leaves correct samples for RL to reinforce.
+ * a mistake made in some but not all of them leaves correct samples for RL to reinforce. The rates
+ * sit far from 1/2 on purpose: at 0.55–0.7 (issue 11, measured) whether greedy decoding kept a
+ * habit flipped with the seed, and SFT success with it (34–66% over three seeds). Two habits are
+ * kept (refusing, listing: ~45% of the env-less tasks), the other mistakes are rare slips.
  */
 export const PAST_AGENT_HABITS: PastAgentHabits = {
-  forbidden_write: 0.7,
-  stop_early: 0.55,
-  skip_lookup: 0.3,
-  wrong_fact: 0.1,
-  similar_id: 0.05,
+  forbidden_write: 0.85,
+  stop_early: 0.85,
+  skip_lookup: 0.1,
+  wrong_fact: 0.06,
+  similar_id: 0.04,
 };
 
 export interface PastAgentRun extends GoldRun {

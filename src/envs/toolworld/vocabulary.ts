@@ -1,4 +1,5 @@
 import type { Task } from "../../core/task.js";
+import { MAX_WORLDS, tenantOf } from "./generate.js";
 import { goldSolve } from "./gold-solver.js";
 import { DAYS, ITEM_COUNT, NUMBERS, OWNER_COUNT, ids } from "./pools.js";
 import { domainSpec, TOOLWORLD_DOMAINS } from "./registry.js";
@@ -7,7 +8,7 @@ import { domainTools } from "./tools.js";
 /**
  * The strings a tiny word-level model must see as single tokens (the worker's `--vocab-extra FILE`,
  * one a line): every entity of the closed pools (ids, emails, names), status words, days, numbers,
- * tool names and JSON field names. The set is closed and seed-independent; pass every domain the
+ * tool names, JSON field names and tenant names. The set is closed and seed-independent; pass every domain the
  * model will be evaluated on (by default all, the held-out one included) so that its entities are
  * whole tokens too.
  */
@@ -37,6 +38,7 @@ export function toolworldVocabulary(domains: readonly string[] = TOOLWORLD_DOMAI
   }
   DAYS.forEach(add);
   NUMBERS.forEach(add);
+  for (let i = 0; i < MAX_WORLDS; i++) add(tenantOf(i));
   return [...out].sort();
 }
 

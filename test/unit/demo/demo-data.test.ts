@@ -14,6 +14,8 @@ import { createToolworldEnv, goldSolve, toolworldResultValue } from "../../../sr
 import { MEMORY_HEADER } from "../../../src/testtime/memory-view.js";
 import { toolIndex, withCompactTools } from "../../../src/demo/policy-view.js";
 import { demoSftExamples } from "../../../src/demo/sft-data.js";
+import { sftCacheKey } from "../../../src/demo/sft-stage.js";
+import { buildRehearsalPrompt } from "../../../src/rollout/rehearsal-prompt.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 
 describe("demo data", () => {
@@ -78,15 +80,64 @@ describe("demo SFT examples", () => {
   });
 
   it("answers every rehearsing prompt with an <execution_result> block, including probes of unseen ids", () => {
-    // One rehearsal per task (DEMO_REHEARSE_PER_TASK), drawn from its recorded calls and its probe.
-    expect(sft.rehearse.length).toBeLessThanOrEqual(tasks.length);
-    expect(sft.rehearse.length).toBeGreaterThan(tasks.length * 0.9);
+    // Two rehearsals per task: one with its own recorded calls as evidence (DEMO_REHEARSE_PER_TASK),
+    // one with other tasks' logs of its world (DEMO_LENT_REHEARSE_PER_TASK).
+    expect(sft.rehearse.length).toBeLessThanOrEqual(tasks.length * 2);
+    expect(sft.rehearse.length).toBeGreaterThan(tasks.length * 1.8);
     for (const ex of sft.rehearse) {
       expect(ex.messages[ex.targets[0]!]!.content).toMatch(
         /^<execution_result>\n[[{].*[\]}]\n<\/execution_result>$/s,
       );
     }
     expect(sft.rehearse.some((ex) => ex.messages.at(-1)!.content.includes("not found"))).toBe(true);
+  });
+});
+
+describe("demo rehearsals name the world", () => {
+  const data = buildDemoData(QUICK_PLAN, 5);
+  const tasks = Object.values(data.train).flat();
+  const sft = demoSftExamples(tasks, 5);
+  const tenantOf = (system: string) => /\ntenant: (w\d+)$/.exec(system)?.[1];
+
+  it("every rehearsal prompt starts with its task's tenant line, in SFT and in evaluation", () => {
+    for (const ex of sft.rehearse) expect(ex.messages[1]!.content).toMatch(/^tenant: w[12]\n/);
+    for (const task of [...data.eval.envless, ...data.eval.env_domain]) {
+      const call = goldSolve(task).turns[0]!.calls[0]!.call;
+      const [, user] = buildRehearsalPrompt({
+        task,
+        history: [],
+        rawActMessage: "",
+        call,
+        variant: "compact",
+      });
+      expect(user!.content.split("\n")[0]).toBe(`tenant: ${tenantOf(task.system)}`);
+    }
+  });
+
+  it("half the SFT rehearsals answer a call whose result no line of the prompt shows (learned from other tasks' logs)", () => {
+    const shown = (ex: (typeof sft.rehearse)[number]) => {
+      const lines = ex.messages[1]!.content.split("\n");
+      const call = lines.at(-1)!.replace(/ ->$/, " -> ");
+      return lines.slice(0, -1).some((l) => l.startsWith(call));
+    };
+    const unseen = sft.rehearse.filter((ex) => !shown(ex));
+    expect(unseen.length).toBeGreaterThan(sft.rehearse.length * 0.4);
+    // and the other tasks' logs are of the same world: same tenant, real answers of that world
+    const byTenant = new Map<string, Set<number>>();
+    for (const t of tasks) {
+      const key = `${t.domain}:${tenantOf(t.system)}`;
+      byTenant.set(key, (byTenant.get(key) ?? new Set()).add((t.env as { seed: number }).seed));
+    }
+    for (const seeds of byTenant.values()) expect(seeds.size).toBe(1);
+  });
+
+  it("the SFT cache key changes with the data recipe, and only with it", () => {
+    const key = sftCacheKey(QUICK_PLAN, 5, data, sft);
+    expect(sftCacheKey(QUICK_PLAN, 5, data, demoSftExamples(tasks, 5))).toBe(key);
+    expect(sftCacheKey(QUICK_PLAN, 5, data, demoSftExamples(tasks, 5, { lentPerTask: 0 }))).not.toBe(key);
+    expect(sftCacheKey(QUICK_PLAN, 5, data, { act: sft.act.slice(1), rehearse: sft.rehearse })).not.toBe(key);
+    expect(sftCacheKey(QUICK_PLAN, 5, { ...data, corpus: data.corpus + "x" }, sft)).not.toBe(key);
+    expect(sftCacheKey(QUICK_PLAN, 6, data, sft)).not.toBe(key);
   });
 });
 

@@ -4,6 +4,7 @@ import {
   parseExecutionResult,
   REHEARSAL_SYSTEM_FULL,
 } from "../../../src/rollout/index.js";
+import { readRehearsalCall } from "../../../src/rollout/rehearsal-prompt.js";
 import { orderTask } from "./fixtures.js";
 
 describe("parseExecutionResult", () => {
@@ -100,5 +101,15 @@ describe("buildRehearsalPrompt", () => {
     });
     expect(user!.content).toBe('cancel_order {"order_id":"A1"} ->');
     expect((sys!.content + user!.content).split(/\s+/).length).toBeLessThan(30);
+  });
+  it("compact shows the caller's tenant line first, and nothing else of its system prompt", () => {
+    const tenanted = { ...task, system: "shop agent. cancel only pending orders.\ntenant: w3" };
+    const call = { id: "c", name: "cancel_order", arguments: { order_id: "A1" } };
+    const [, user] = buildRehearsalPrompt({ ...input, task: tenanted, call, variant: "compact" });
+    expect(user!.content).toBe('tenant: w3\ncancel_order {"order_id":"A1"} ->');
+    // the current call is still the last line, as stand-in rehearsers read it
+    expect(readRehearsalCall(user!.content)).toEqual({ name: "cancel_order", arguments: { order_id: "A1" } });
+    const [, full] = buildRehearsalPrompt({ ...input, task: tenanted, call });
+    expect(full!.content).not.toContain("tenant:");
   });
 });

@@ -3,8 +3,11 @@ import {
   createToolworldEnv,
   generateTasks,
   pastAgentRun,
+  PAST_AGENT_HABITS,
   toolworldResultValue,
   TOOLWORLD_DOMAINS,
+  type PastAgentFlaw,
+  type PastAgentHabits,
 } from "../../../src/envs/toolworld/index.js";
 import { mulberry32 } from "../../../src/train/task-sampler.js";
 import { failedRules } from "./rule-check.js";
@@ -35,6 +38,24 @@ for (const domain of TOOLWORLD_DOMAINS) {
       expect(kinds.has("forbidden_write")).toBe(true);
       expect(kinds.has("skip_lookup")).toBe(true);
       expect(kinds.has("wrong_fact")).toBe(true);
+    });
+
+    it("keep two habits far from a coin flip and the other mistakes rare, measured where each is possible", () => {
+      // Where a mistake is possible: the single-turn traces that hold it when it is the only habit,
+      // at rate 1 (in a second turn a first turn's mistake pre-empts it: at most one per trace).
+      const flaws = Object.keys(PAST_AGENT_HABITS) as PastAgentFlaw[];
+      const rate: Record<string, number> = {};
+      const single = runs.filter(({ task }) => task.user_turns.length === 1);
+      for (const flaw of flaws) {
+        const only = Object.fromEntries(flaws.map((f) => [f, f === flaw ? 1 : 0])) as PastAgentHabits;
+        const r = mulberry32(3);
+        const possible = single.filter(({ task }) => pastAgentRun(task, r, only).flaws.length > 0);
+        const made = possible.filter(({ run }) => run.flaws[0]?.flaw === flaw);
+        rate[flaw] = possible.length > 0 ? made.length / possible.length : 0;
+        if (flaw === "forbidden_write" || flaw === "stop_early") {
+          if (possible.length >= 10) expect(rate[flaw], `${flaw} (${possible.length})`).toBeGreaterThan(0.72);
+        } else expect(rate[flaw], flaw).toBeLessThan(0.2);
+      }
     });
 
     it("log the real responses to what the agent did, mistakes included", () => {
