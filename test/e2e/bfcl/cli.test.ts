@@ -3,7 +3,15 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  startEmbeddingServer,
+  startSearchServer,
+  type EmbeddingServer,
+  type MockChatBody,
+  type SearchServer,
+} from "../../../src/testing/index.js";
+import { mockServersClosedAfterEach } from "../../mock-servers.js";
 
 const run = promisify(execFile);
 const REPO_ROOT = join(import.meta.dirname, "..", "..", "..");
@@ -55,4 +63,91 @@ describe("envace eval --bench bfcl", () => {
       stderr: expect.stringMatching(/an agent is needed/),
     });
   }, 120_000);
+
+  it("vector memory and web search run against the services the flags name (local servers)", async () => {
+    const embeddings = await startEmbeddingServer();
+    const search = await startSearchServer({
+      documents: [
+        {
+          name: "tea",
+          title: "Richest people in China",
+          snippet: "Forbes billionaires",
+          html: "<p>The richest is Zhang Yiming.</p>",
+        },
+      ],
+    });
+    services.push(embeddings, search);
+    const model = await startModel({
+      handler: (body: MockChatBody) => {
+        const last = body.messages[body.messages.length - 1]!;
+        const content = String(last.content ?? "");
+        if (last.role === "tool") {
+          const stored = /first name is (\w+)/.exec(content);
+          if (stored) return `{'answer': '${stored[1]}'}`;
+          const href = /'href': '([^']+)'/.exec(content);
+          if (href)
+            return {
+              toolCalls: [{ name: "fetch_url_content", arguments: { url: href[1], mode: "truncate" } }],
+            };
+          const who = /richest is ([\w ]+)\./.exec(content);
+          return who ? `{'answer': '${who[1]}'}` : "Noted.";
+        }
+        if (content.includes("My name is Michael"))
+          return {
+            toolCalls: [{ name: "archival_memory_add", arguments: { text: "first name is Michael" } }],
+          };
+        if (content === "What is my first name?")
+          return { toolCalls: [{ name: "archival_memory_retrieve", arguments: { query: "first name" } }] };
+        if (content.includes("richest billionaire"))
+          return { toolCalls: [{ name: "search_engine_query", arguments: { keywords: "richest china" } }] };
+        return "Okay.";
+      },
+    });
+    const common = ["--endpoint", model.baseURL, "--model", "m", "--limit", "1", "--json"];
+    const vector = JSON.parse(
+      (
+        await envace([
+          "eval",
+          "--bench",
+          "bfcl:memory_vector",
+          "--embedding-endpoint",
+          embeddings.baseURL,
+          ...common,
+        ])
+      ).stdout,
+    ) as BfclJson;
+    expect(vector.results).toEqual([{ id: "memory_vector_0-customer-0", valid: true }]);
+    expect(embeddings.requests.flat()).toContain("first name");
+    const web = JSON.parse(
+      (await envace(["eval", "--bench", "bfcl:web_search", "--search-endpoint", search.searchURL, ...common]))
+        .stdout,
+    ) as BfclJson;
+    expect(web.results).toEqual([
+      { id: "web_search_base_0", valid: true },
+      { id: "web_search_no_snippet_0", valid: true },
+    ]);
+    // Without the flags a model run names what is missing.
+    const bare = await envace([
+      "eval",
+      "--bench",
+      "bfcl:agentic",
+      "--endpoint",
+      model.baseURL,
+      "--model",
+      "m",
+      "--limit",
+      "1",
+    ]);
+    expect(bare.stdout).toMatch(/not run: memory_vector: needs an embedding service: --embedding-endpoint/);
+    expect(bare.stdout).toMatch(/not run: web_search_base: needs a search API: --search-endpoint/);
+    const help = await envace(["eval", "--help"]);
+    expect(help.stdout).toContain("--embedding-endpoint");
+    expect(help.stdout).toContain("--search-endpoint");
+  }, 240_000);
+});
+
+const startModel = mockServersClosedAfterEach();
+const services: Array<EmbeddingServer | SearchServer> = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.close()));
 });
