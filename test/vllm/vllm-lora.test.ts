@@ -6,7 +6,7 @@ import { OpenAIChatModel } from "../../src/engines/openai-chat-model.js";
 import { VllmRolloutEngine } from "../../src/engines/vllm-engine.js";
 import { startWorker, type WorkerProcess } from "../../src/engines/worker-supervisor.js";
 import { writeTinyCorpus } from "../e2e/engines/corpus.js";
-import { startVllm, vllmAvailable, type VllmServer } from "./vllm-server.js";
+import { noGpuReason, startVllm, VLLM_DEVICE, vllmAvailable, type VllmServer } from "./vllm-server.js";
 
 /**
  * Our worker and a real vLLM (CPU) on the same tiny Qwen3 model: train LoRA in the worker, publish,
@@ -14,8 +14,14 @@ import { startVllm, vllmAvailable, type VllmServer } from "./vllm-server.js";
  * logprobs of the same tokens (|Δ log p| ≤ TOL per token), before and after the update; the full
  * fine-tuning path reloads the weights from disk between /pause and /resume.
  * Reuse a running server with ENVACE_VLLM_URL (+ ENVACE_VLLM_MODEL, its model directory).
+ * ENVACE_VLLM_DEVICE=cuda (`npm run check:gpu:vllm`) runs the worker and vLLM on one GPU; the file
+ * is skipped there when no GPU is visible.
  */
-const TOL = 2e-3;
+const GPU_MISSING = VLLM_DEVICE === "cuda" ? noGpuReason() : null;
+if (GPU_MISSING) console.warn(`skipping the GPU vLLM checks: ${GPU_MISSING}`);
+// On a GPU, vLLM's attention kernels and the worker's eager attention round differently
+// (test_cuda.py: the worker's own KV-cache decode vs a full forward already differ by up to 1e-3).
+const TOL = VLLM_DEVICE === "cuda" ? 1e-2 : 2e-3;
 const SERVED = "tiny";
 const log: string[] = [];
 let dir: string;
@@ -29,7 +35,7 @@ const messages: Message[] = [
   { role: "user", content: "cancel order status pending" },
 ];
 
-beforeAll(async () => {
+const setup = async () => {
   if (!vllmAvailable() && !process.env.ENVACE_VLLM_URL)
     throw new Error("vLLM is not installed: run `npm run setup:vllm` first");
   const c = writeTinyCorpus();
@@ -55,15 +61,21 @@ beforeAll(async () => {
     vllm = await startVllm({ model, servedName: SERVED, port: 18101, log: (l) => log.push(l) });
     baseURL = vllm.baseURL;
   }
-});
+};
 
-afterAll(async () => {
+const teardown = async () => {
   await Promise.all(workers.map((w) => w.stop()));
   await vllm?.stop();
-});
+};
 
 async function worker(loraRank: number): Promise<WorkerProcess> {
-  const w = await startWorker({ model, ...(loraRank ? { loraRank } : {}), port: 0, checkpointRoot: dir });
+  const w = await startWorker({
+    model,
+    ...(loraRank ? { loraRank } : {}),
+    ...(VLLM_DEVICE === "cuda" ? { device: "cuda" } : {}),
+    port: 0,
+    checkpointRoot: dir,
+  });
   workers.push(w);
   return w;
 }
@@ -105,7 +117,10 @@ async function trainStep(w: WorkerProcess, completion: number[], prompt: number[
   expect(o.skipped).toBeFalsy();
 }
 
-describe("vLLM follows the trainer", () => {
+describe.skipIf(GPU_MISSING !== null)(`vLLM follows the trainer (${VLLM_DEVICE})`, () => {
+  beforeAll(setup);
+  afterAll(teardown);
+
   it("LoRA: published adapters hot-load and vLLM's logprobs match the worker's, before and after a step", async () => {
     const w = await worker(4);
     const engine = new VllmRolloutEngine({ endpoints: [{ baseURL }], baseModel: SERVED });
@@ -189,9 +204,14 @@ describe("vLLM follows the trainer", () => {
     expect(full.after).toBeLessThan(full.stale / 2); // the reload took effect
   });
 
-  // Pinned upstream limitation (see above): fails while vLLM leaves the tied head stale.
-  it.fails("full weights: after the reload vLLM's logprobs match the worker's within TOL", () => {
-    if (!full) return; // no measurement: passing here makes it.fails report it
+  // Pinned upstream limitation on CPU (see above): fails while vLLM leaves the tied head stale.
+  // On a GPU the reload is expected to take full effect.
+  const fullMatch = VLLM_DEVICE === "cpu" ? it.fails : it;
+  fullMatch("full weights: after the reload vLLM's logprobs match the worker's within TOL", () => {
+    if (!full) {
+      if (VLLM_DEVICE === "cpu") return; // no measurement: passing here makes it.fails report it
+      throw new Error("the full-weights test above measured nothing");
+    }
     expect(full.after).toBeLessThan(TOL);
   });
 });

@@ -13,11 +13,29 @@ export interface VllmServer {
   stop(): Promise<void>;
 }
 
+/**
+ * Where the servers (and the worker next to them) run: `cpu` (default), or `cuda` with
+ * ENVACE_VLLM_DEVICE=cuda (`npm run check:gpu:vllm`: CUDA vLLM from `.venv-vllm-gpu`).
+ */
+export const VLLM_DEVICE: "cpu" | "cuda" = process.env.ENVACE_VLLM_DEVICE === "cuda" ? "cuda" : "cpu";
+
 export const VLLM_PYTHON =
-  process.env.ENVACE_VLLM_PYTHON ?? join(process.cwd(), ".venv-vllm", "bin", "python");
+  process.env.ENVACE_VLLM_PYTHON ??
+  join(process.cwd(), VLLM_DEVICE === "cuda" ? ".venv-vllm-gpu" : ".venv-vllm", "bin", "python");
 
 export function vllmAvailable(): boolean {
   return existsSync(VLLM_PYTHON) && spawnSync(VLLM_PYTHON, ["-c", "import vllm"]).status === 0;
+}
+
+/**
+ * Why the GPU runs cannot happen here, or null when they can: a CUDA device visible to the
+ * worker's torch (the worker and vLLM share it).
+ */
+export function noGpuReason(): string | null {
+  const py = join(process.cwd(), ".venv", "bin", "python");
+  const r = spawnSync(py, ["-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 3)"]);
+  if (r.status === 0) return null;
+  return r.status === 3 ? "no CUDA GPU (torch.cuda.is_available() is False)" : `cannot run ${py}`;
 }
 
 export async function startVllm(opts: {
@@ -37,7 +55,7 @@ export async function startVllm(opts: {
     "--served-model-name",
     opts.servedName,
     "--dtype",
-    "float32",
+    "float32", // as the worker: the logprobs are compared token by token
     "--max-model-len",
     String(opts.maxModelLen ?? 512),
     "--enable-lora",
@@ -51,13 +69,15 @@ export async function startVllm(opts: {
     "127.0.0.1",
     "--port",
     String(opts.port),
+    // one GPU holds the trainer too: leave it most of the memory
+    ...(VLLM_DEVICE === "cuda" ? ["--gpu-memory-utilization", "0.25"] : []),
   ];
   const child: ChildProcess = spawn(VLLM_PYTHON, args, {
     env: {
       ...process.env,
       VLLM_ALLOW_RUNTIME_LORA_UPDATING: "1",
       VLLM_SERVER_DEV_MODE: "1",
-      VLLM_CPU_KVCACHE_SPACE: "1",
+      ...(VLLM_DEVICE === "cpu" ? { VLLM_CPU_KVCACHE_SPACE: "1" } : {}),
     },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // its own process group: stop() ends the engine core process too
