@@ -92,3 +92,38 @@ for (const domain of TOOLWORLD_DOMAINS) {
     });
   });
 }
+
+/**
+ * With a few named tenants (the demo's worlds), a policy can learn each world's facts by heart. The
+ * checklists still require the lookups: answering from memory, with the right facts and the right
+ * writes but without reading the item first, fails every task whose gold run reads one.
+ */
+for (const domain of TOOLWORLD_DOMAINS) {
+  describe(`toolworld ${domain}: a memorised tenant world does not replace a lookup`, () => {
+    const d = domainSpec(domain);
+    const tasks = generateTasks({
+      domain,
+      seed: 11,
+      count: 150,
+      split: "train",
+      worlds: { seed: 3, count: 4 },
+      unique: false,
+    });
+
+    it("the gold run without its lookups (every other call and the reply as gold) fails", () => {
+      let lookups = 0;
+      for (const task of tasks) {
+        const gold = goldTurns(task);
+        if (!gold.some((t) => t.calls.some((c) => c.name === d.item.getTool))) continue;
+        lookups++;
+        const fromMemory = gold.map((t) => ({
+          ...t,
+          calls: t.calls.filter((c) => c.name !== d.item.getTool),
+        }));
+        expect(failedRules(task, fromMemory), task.id).not.toEqual([]);
+        expect(failedRules(task, gold), task.id).toEqual([]);
+      }
+      expect(lookups).toBeGreaterThan(tasks.length * 0.4);
+    });
+  });
+}
