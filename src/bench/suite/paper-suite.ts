@@ -3,7 +3,8 @@
  * telecom; their average), VitaBench (delivery, in-store, OTA, cross-domain; their average),
  * Overall = the mean of those three, and FinMCP-Bench's tool F1 reported beside it (it is not part
  * of Overall in the paper). Each part runs through the bench registry with the suite's flags;
- * a part that cannot run here (bench not registered, domain not ported, no data, no judge) is
+ * a part that cannot run here (bench not registered, no data — e.g. VitaBench's OTA and cross-domain
+ * task files before `envace data fetch vitabench` —, no judge) is
  * listed with its reason, and an aggregate missing a part says so instead of averaging fewer.
  */
 import { existsSync } from "node:fs";

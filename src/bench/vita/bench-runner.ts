@@ -66,10 +66,6 @@ export function vitaBenchRunner(opts: { clock?: VitaClock } = {}): BenchRunner {
         throw usage(
           `unknown VitaBench domain "${o.variant}"; use ${VITA_DOMAINS.map((d) => `vita:${d}`).join(", ")}`,
         );
-      if (!(RUNNABLE_VITA_DOMAINS as readonly string[]).includes(domain))
-        throw usage(
-          `vita:${domain}: its tools are not ported yet; runnable: ${RUNNABLE_VITA_DOMAINS.map((d) => `vita:${d}`).join(", ")}`,
-        );
       const lang = o.lang ?? "en";
       if (lang !== "en" && lang !== "zh") throw usage(`--lang must be en or zh, not "${lang}"`);
       if (o.split !== undefined) throw usage("VitaBench has no official splits; use --limit");
@@ -82,7 +78,7 @@ export function vitaBenchRunner(opts: { clock?: VitaClock } = {}): BenchRunner {
       // With rehearsal (or a checkpoint) the agent's model comes from openEvalModel below.
       const roles = rehearsing ? { agent: undefined, user: vitaUserFromOptions(o) } : vitaRolesFromOptions(o);
       const file = vitaTaskFile(resolveDataDir(o.data), domain, lang);
-      let tasks = readVitaTasks(file, domain as "delivery" | "instore");
+      let tasks = readVitaTasks(file, domain);
       if (o.limit !== undefined) tasks = tasks.slice(0, o.limit);
       o.onStart?.(tasks.length * o.trials);
       const judge =

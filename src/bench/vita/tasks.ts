@@ -8,8 +8,13 @@ import type { VitaEvaluationCriteria, VitaTask } from "./types.js";
 
 export const VITA_DOMAINS = ["delivery", "instore", "ota", "cross_domain"] as const;
 export type VitaBenchDomain = (typeof VITA_DOMAINS)[number];
-/** Domains whose tools this port runs; OTA and cross-domain tasks load but have no environment yet. */
-export const RUNNABLE_VITA_DOMAINS: readonly VitaDomainName[] = ["delivery", "instore"];
+/** Domains whose tools this port runs: all four (cross-domain is the union of the other three). */
+export const RUNNABLE_VITA_DOMAINS: readonly VitaDomainName[] = [
+  "delivery",
+  "instore",
+  "ota",
+  "cross_domain",
+];
 
 export function vitaTaskFile(dataRoot: string, domain: VitaBenchDomain, lang: "en" | "zh"): string {
   return join(dataRoot, "vitabench", domain, lang === "en" ? "tasks_en.json" : "tasks.json");

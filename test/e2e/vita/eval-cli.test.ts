@@ -213,10 +213,12 @@ describe("envace eval --bench vita:*", () => {
     expect(s.results[0]).toMatchObject({ termination: "agent_stop" });
   }, 120_000);
 
-  it("refuses unported domains and bad flags with usage errors", async () => {
-    const ota = await envace("--bench", "vita:ota", "--policy", "noop");
-    expect(ota.code).toBe(2);
-    expect(ota.stderr).toMatch(/vita:ota: its tools are not ported yet/);
+  it("refuses unknown domains and bad flags with usage errors", async () => {
+    const travel = await envace("--bench", "vita:travel", "--policy", "noop");
+    expect(travel.code).toBe(2);
+    expect(travel.stderr).toMatch(
+      /unknown VitaBench domain "travel"; use vita:delivery, vita:instore, vita:ota/,
+    );
     const lang = await envace("--bench", "vita:delivery", "--policy", "noop", "--lang", "fr");
     expect(lang.code).toBe(2);
     expect(lang.stderr).toMatch(/--lang must be en or zh/);

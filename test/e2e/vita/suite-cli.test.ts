@@ -1,6 +1,26 @@
 /** `envace eval --suite paper`: every part runs through the CLI's registry; what cannot run is listed. */
-import { spawnSync } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { mockServersClosedAfterEach } from "../../mock-servers.js";
+import type { MockChatBody } from "../../../src/testing/index.js";
+
+const startServer = mockServersClosedAfterEach();
+
+/** As `envace` below, without blocking this process (a mock server here must answer). */
+const envaceAsync = (...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+  new Promise((done) => {
+    const p = spawn("npx", ["tsx", "src/cli/main.ts", "eval", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    p.on("close", (code) => done({ code, stdout, stderr }));
+  });
 
 const envace = (...args: string[]) => {
   const r = spawnSync("npx", ["tsx", "src/cli/main.ts", "eval", ...args], {
@@ -39,8 +59,65 @@ describe("envace eval --suite paper", () => {
       expect(typeof s.table.parts.find((p) => p.bench === `tau2:${d}`)?.score).toBe("number");
     expect(s.table.tau2_average).not.toBeNull();
     expect(s.table.parts.find((p) => p.bench === "vita:delivery")?.not_run).toMatch(/nothing was scored/);
+    // OTA and cross-domain run when their task files are present; ../shared/data has none
+    for (const d of ["ota", "cross_domain"])
+      expect(s.table.parts.find((p) => p.bench === `vita:${d}`)?.not_run).toMatch(
+        new RegExp(`vitabench/${d}/tasks_en\\.json not found; run \`envace data fetch vitabench\``),
+      );
     expect(s.table.overall).toBeNull();
     expect(s.table.not_run).toContain("overall: needs BFCL-v4, τ² and VitaBench all scored");
+  }, 240_000);
+
+  it("includes VitaBench OTA and cross-domain when their task files are present", async () => {
+    // A data folder with the shared benchmarks plus the synthetic OTA and cross-domain task files.
+    const shared = resolve("../shared/data");
+    const data = mkdtempSync(join(tmpdir(), "suite-data-"));
+    onTestFinished(() => rmSync(data, { recursive: true, force: true })); // removes the links, not their targets
+    for (const name of readdirSync(shared))
+      if (name !== "vitabench") symlinkSync(join(shared, name), join(data, name));
+    mkdirSync(join(data, "vitabench"));
+    for (const d of ["delivery", "instore"])
+      symlinkSync(join(shared, "vitabench", d), join(data, "vitabench", d));
+    for (const d of ["ota", "cross_domain"])
+      symlinkSync(resolve("test/unit/vita/fixtures/synthetic/vitabench", d), join(data, "vitabench", d));
+    const judge = await startServer({
+      handler: (body: MockChatBody) => {
+        const rubrics = JSON.parse(
+          /<current_rubrics>\n([\s\S]*)\n<\/current_rubrics>/.exec(body.messages[1]!.content!)![1]!,
+        ) as { rubric_idx: string }[];
+        return JSON.stringify(
+          rubrics.map((x) => ({ rubric_idx: x.rubric_idx, justification: "ok", meetExpectation: true })),
+        );
+      },
+    });
+    const r = await envaceAsync(
+      "--suite",
+      "paper",
+      "--limit",
+      "1",
+      "--policy",
+      "noop",
+      "--data",
+      data,
+      "--judge-endpoint",
+      judge.url,
+      "--judge-model",
+      "j",
+      "--json",
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as {
+      table: {
+        parts: { bench: string; score: number | null; not_run?: string }[];
+        vita_average: number | null;
+      };
+    };
+    for (const d of ["delivery", "instore", "ota", "cross_domain"])
+      expect(
+        s.table.parts.find((p) => p.bench === `vita:${d}`),
+        d,
+      ).toMatchObject({ score: 1 });
+    expect(s.table.vita_average).toBe(1);
   }, 240_000);
 
   it("needs exactly one of --bench and --suite", () => {

@@ -25,7 +25,7 @@ function fakes(pass1: Record<string, number | null>, extra: Record<string, Bench
     async run(o) {
       seen.push(o);
       const key = o.variant ? `${name}:${o.variant}` : name;
-      if (!(key in pass1)) throw new EnvaceError("INVALID_CONFIG", `${key}: its tools are not ported yet`);
+      if (!(key in pass1)) throw new EnvaceError("INVALID_DATA_FILE", `${key}: task file not found`);
       const p = pass1[key];
       return summary(p === null || p === undefined ? {} : { pass_hat_k: { 1: p } });
     },
@@ -89,7 +89,7 @@ describe("the paper suite", () => {
     expect(t.not_run).toEqual(
       expect.arrayContaining([
         "vita:delivery: ran, but nothing was scored (e.g. no judge)",
-        "vita:ota: vita:ota: its tools are not ported yet",
+        "vita:ota: vita:ota: task file not found",
         expect.stringMatching(/^finmcp: no data/),
         "vita: average left out, not every part was scored",
         "overall: needs BFCL-v4, τ² and VitaBench all scored",
@@ -106,7 +106,7 @@ describe("the paper suite", () => {
       /--rehearsal parallel:2 is not implemented/,
     );
     // VitaBench supports rehearsal: its parts run (and here report what they report)
-    expect(t.parts.find((p) => p.bench === "vita:delivery")?.not_run).toMatch(/not ported/);
+    expect(t.parts.find((p) => p.bench === "vita:delivery")?.not_run).toMatch(/task file not found/);
     expect(t.tau2_average).toBe(1);
   });
 });
