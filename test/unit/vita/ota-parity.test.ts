@@ -4,7 +4,8 @@
  * tasks of fixtures/make_synthetic_tasks.py; the expected results were produced by upstream's own
  * Python (fixtures/generate_ota_fixtures.py: its `ota` environment, and
  * `get_cross_environment("delivery,instore,ota")` for the union) replaying the same calls with the
- * same injected clock.
+ * same injected clock; fixtures/ota-random.json adds random sequences of valid, wrong and wrongly
+ * typed arguments (fixtures/generate_ota_random_calls.py).
  */
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
@@ -49,24 +50,35 @@ for (const domain of ["ota", "cross_domain"] as const) {
       for (const t of OTA_TOOLS) if (domain === "ota") expect(called, t.name).toContain(t.name);
     });
 
-    for (const expected of fixture.tasks) {
-      it(`task ${expected.task_id}: ${expected.steps.length} calls`, () => {
-        const task = tasks.find((t) => t.get("id") === expected.task_id);
-        expect(task).toBeDefined();
-        let k = 0;
-        const clock = () => fixture.clock.start + k++ * fixture.clock.step;
-        const env = new VitaEnvironment(domain, task!.get("environment") as PyValue, { clock });
-        expected.steps.forEach((step, i) => {
-          const r = env.callSync({ id: `c${i}`, name: step.name, arguments: step.arguments });
-          const text = r.ok ? r.content : `Error: ${r.error.message}`;
-          const where = `step ${i} ${step.name}(${JSON.stringify(step.arguments)})`;
-          expect(!r.ok, where).toBe(step.error);
-          if (step.result !== undefined) expect(text, where).toBe(step.result);
-          else expect(sha(text), `${where}: ${text.slice(0, 300)}`).toBe(step.result_sha256);
+    const random = (
+      JSON.parse(readFileSync(new URL("fixtures/ota-random.json", import.meta.url), "utf8")) as Record<
+        string,
+        Fixture
+      >
+    )[domain]!;
+    for (const [what, fx] of [
+      ["hand-written calls", fixture],
+      ["random calls", random],
+    ] as const) {
+      for (const expected of fx.tasks) {
+        it(`task ${expected.task_id}, ${what}: ${expected.steps.length} calls`, () => {
+          const task = tasks.find((t) => t.get("id") === expected.task_id);
+          expect(task).toBeDefined();
+          let k = 0;
+          const clock = () => fx.clock.start + k++ * fx.clock.step;
+          const env = new VitaEnvironment(domain, task!.get("environment") as PyValue, { clock });
+          expected.steps.forEach((step, i) => {
+            const r = env.callSync({ id: `c${i}`, name: step.name, arguments: step.arguments });
+            const text = r.ok ? r.content : `Error: ${r.error.message}`;
+            const where = `step ${i} ${step.name}(${JSON.stringify(step.arguments)})`;
+            expect(!r.ok, where).toBe(step.error);
+            if (step.result !== undefined) expect(text, where).toBe(step.result);
+            else expect(sha(text), `${where}: ${text.slice(0, 300)}`).toBe(step.result_sha256);
+          });
+          expect(env.hash()).toBe(expected.db_hash);
+          expect(sha(env.dumpJsonSorted())).toBe(expected.db_dump_sha256);
         });
-        expect(env.hash()).toBe(expected.db_hash);
-        expect(sha(env.dumpJsonSorted())).toBe(expected.db_dump_sha256);
-      });
+      }
     }
   });
 }
