@@ -42,10 +42,12 @@ for (const domain of ["ota", "cross_domain"] as const) {
     >[];
 
     it("offers upstream's tool list, every one executable, and the fixtures call each OTA tool", () => {
-      const env = new VitaEnvironment(domain, tasks[0]!.get("environment") as PyValue);
-      const offered = env.tools().map((t) => t.name);
-      expect(offered.length).toBe(domain === "ota" ? 38 : 66);
-      expect(new Set(offered)).toEqual(new Set(DOMAIN_TOOLS[domain].map((t) => t.name)));
+      for (const lang of ["en", "zh"] as const) {
+        const env = new VitaEnvironment(domain, tasks[0]!.get("environment") as PyValue, { lang });
+        const offered = env.tools().map((t) => t.name);
+        expect(offered.length).toBe(domain === "ota" ? 38 : 66);
+        expect(new Set(offered)).toEqual(new Set(DOMAIN_TOOLS[domain].map((t) => t.name)));
+      }
       const called = new Set(fixture.tasks.flatMap((t) => t.steps.map((s) => s.name)));
       for (const t of OTA_TOOLS) if (domain === "ota") expect(called, t.name).toContain(t.name);
     });
