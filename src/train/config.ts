@@ -271,6 +271,12 @@ const TrainConfigObjectZ = z
     seed: z.number().int().default(0),
     /** Max model calls in flight across all episodes. */
     concurrency: z.number().int().min(1).default(8),
+    /**
+     * Repeatable to the bit (`envace train --deterministic`): one model call at a time (concurrency
+     * 1) and no prefix reuse in the workers envace starts, so two runs with the same seed and config
+     * write the same metrics.jsonl up to its wall-clock fields (deterministic.ts).
+     */
+    deterministic: z.boolean().default(false),
     /** Sampling temperature during training (both roles); the loss computes logprobs at it too. Reference: 1. */
     temperature: z.number().nonnegative().default(1),
   })

@@ -17,6 +17,7 @@ import type { Responder } from "../rollout/responder.js";
 import type { EpisodeResult } from "../rollout/types.js";
 import { latestCheckpoint, modelDir } from "./checkpoint.js";
 import type { TrainConfig } from "./config.js";
+import { deterministicConfig, deterministicWarnings } from "./deterministic.js";
 import { environmentForTask } from "./environments.js";
 import { realEnvEvaluator } from "./evaluator.js";
 import { preflightTrain } from "./preflight.js";
@@ -51,7 +52,8 @@ type SftStep = NonNullable<TrainRunOptions["onSftStep"]>;
  * `envace train` as a library call: load tasks, start (or connect to) the policy's worker(s) and
  * the simulator, wire rollouts, judge and evaluation, run the loop, stop the workers.
  */
-export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Promise<TrainSummary> {
+export async function trainFromConfig(config: TrainConfig, opts: TrainRunOptions): Promise<TrainSummary> {
+  const c = deterministicConfig(config); // unchanged unless `deterministic: true`
   // Absolute: the worker saves checkpoints from its own working directory.
   const out = resolve(opts.outDir);
   mkdirSync(out, { recursive: true });
@@ -59,6 +61,7 @@ export async function trainFromConfig(c: TrainConfig, opts: TrainRunOptions): Pr
   const evalTasks = c.eval_tasks ? await loadTaskSource(c.eval_tasks) : [];
   // Refuse a run that could learn nothing before any worker starts.
   for (const w of preflightTrain(c, tasks, evalTasks).warnings) opts.onWarning?.(w);
+  for (const w of deterministicWarnings(c)) opts.onWarning?.(w);
   // On resume a tiny model restarts from its checkpoint (weights and tokenizer); the loop then
   // loads the optimizer state too.
   const resumeFrom = opts.resume ? latestCheckpoint(out) : null;

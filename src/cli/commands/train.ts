@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { EnvaceError } from "../../core/errors.js";
 import { latestCheckpoint } from "../../train/checkpoint.js";
 import { loadTrainConfig } from "../../train/config.js";
+import { deterministicConfig } from "../../train/deterministic.js";
 import { trainFromConfig } from "../../train/run.js";
 import { stepWarnings } from "../../train/preflight.js";
 import { writeRunInfo } from "../../train/run-info.js";
@@ -14,6 +15,7 @@ interface TrainFlags {
   out: string;
   json?: boolean;
   verbose?: boolean;
+  deterministic?: boolean;
 }
 
 /** `envace train`: the RL loop (rehearsal | simulator | real) from a config file. */
@@ -30,10 +32,18 @@ export function register(program: Command): void {
       "runs/train",
     )
     .option("--resume", "continue from the latest checkpoint in --out")
+    .option(
+      "--deterministic",
+      "repeatable runs: one model call at a time and no prefix cache in the workers envace starts, " +
+        "so the same seed and config give the same metrics.jsonl except its wall-clock fields " +
+        "(timestamp, time); slower. Same as `deterministic: true` in the config",
+    )
     .option("--json", "print a final summary object on stdout")
     .option("--verbose", "echo the worker's log to stderr")
     .action(async (flags: TrainFlags) => {
-      const config = loadTrainConfig(flags.config);
+      const loaded = loadTrainConfig(flags.config);
+      // Resolved here so that config.resolved.json records what ran (concurrency 1, worker args).
+      const config = deterministicConfig(flags.deterministic ? { ...loaded, deterministic: true } : loaded);
       if (flags.resume && !latestCheckpoint(flags.out)) {
         throw new EnvaceError("INVALID_CONFIG", `--resume: no checkpoint in ${flags.out} to resume from`);
       }
