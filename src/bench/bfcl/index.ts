@@ -25,6 +25,7 @@ export {
   inferSingleTurn,
   inferMultiTurn,
   decodeAstPrompting,
+  decodeJavaJsPrompting,
   toExecutionList,
   MAXIMUM_STEP_LIMIT,
 } from "./model-handler.js";
@@ -38,3 +39,7 @@ export { runBfcl, resolveCategories } from "./run-bfcl.js";
 export type { BfclPolicy, BfclRun, BfclRunOptions, BfclResult } from "./run-bfcl.js";
 export { summarize, OVERALL_WEIGHTS } from "./score.js";
 export type { BfclSummary, CategoryScore, GroupScore } from "./score.js";
+export { decodeJavaCall } from "./java-call-decoder.js";
+export { decodeJsCall } from "./js-call-decoder.js";
+export { openAIEmbedder, serpApiWebSearch } from "./http-services.js";
+export type { SerpApiOptions } from "./http-services.js";

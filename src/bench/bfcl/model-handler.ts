@@ -15,6 +15,9 @@ import {
   type PyValue,
 } from "../../envs/bfcl/py-value.js";
 import { languageOf } from "./categories.js";
+import { SyntaxFailure } from "./call-lexer.js";
+import { decodeJavaCall } from "./java-call-decoder.js";
+import { decodeJsCall } from "./js-call-decoder.js";
 import type { Candidate } from "./evaluate-single-turn.js";
 import type { BfclEntry } from "./load.js";
 import {
@@ -28,7 +31,8 @@ import {
  * Upstream's OpenAI handlers against any OpenAI-compatible endpoint. `fc` sends the functions as
  * `tools` (names with `.` become `_`, as upstream sends them) and reads `tool_calls`, keeping the
  * argument JSON lossless; `prompting` puts upstream's default system prompt first and decodes the
- * reply as a Python call list with the literal-only parser. Multi-turn runs real backends for the
+ * reply as a Python call list with the literal-only parser (Java and JavaScript categories: with
+ * our call decoders for those languages). Multi-turn runs real backends for the
  * tool results, at most 20 steps a turn (upstream's limit; past it the entry is force-terminated).
  */
 export type BfclMode = "fc" | "prompting";
@@ -104,6 +108,24 @@ export function decodeAstPrompting(text: string): Candidate {
 }
 
 /**
+ * Upstream's `default_decode_ast_prompting` for the Java and JavaScript categories: the same
+ * stripping and bracketing, then the brackets cut off again and the text read by the
+ * language's call decoder (ours, in place of upstream's tree-sitter parsers).
+ */
+export function decodeJavaJsPrompting(text: string, language: "java" | "javascript"): Candidate {
+  let t = text.replace(/^[`\n ]+|[`\n ]+$/g, "");
+  if (!t.startsWith("[")) t = "[" + t;
+  if (!t.endsWith("]")) t = t + "]";
+  const inner = t.slice(1, -1);
+  try {
+    return language === "java" ? decodeJavaCall(inner) : decodeJsCall(inner);
+  } catch (e) {
+    if (e instanceof SyntaxFailure) return { decodeError: e.message };
+    throw e;
+  }
+}
+
+/**
  * Call strings as upstream executes them: prompting mode's `decoded_output_to_execution_list`
  * (`name(k=v, ...)`, nested calls rebuilt), or FC mode's `convert_to_function_call`
  * (`name(k=repr(v),...)`).
@@ -162,10 +184,9 @@ export async function inferSingleTurn(model: BfclModel, entry: BfclEntry): Promi
   const functions = withLanguageHints(entry.function, entry.category);
   const messages = toPlain(entry.question[0] ?? []) as Msg[];
   if (model.opts.mode === "fc") return fcCalls(await model.query(messages, toOpenAITools(functions)));
-  if (languageOf(entry.category) !== "python") {
-    return { decodeError: "prompting mode decodes Python calls only; use FC mode for Java and JavaScript" };
-  }
-  return decodeAstPrompting((await model.query(withSystemPrompt(messages, functions))).content);
+  const reply = (await model.query(withSystemPrompt(messages, functions))).content;
+  const language = languageOf(entry.category);
+  return language === "python" ? decodeAstPrompting(reply) : decodeJavaJsPrompting(reply, language);
 }
 
 function withSystemPrompt(messages: Msg[], functions: PyDict[]): Msg[] {
