@@ -55,8 +55,8 @@ function cmp(a: unknown, op: "<" | "<=" | ">" | ">=", b: unknown): boolean {
   return op === "<" ? x < y : op === "<=" ? x <= y : op === ">" ? x > y : x >= y;
 }
 
-/** Python's `a * b` / `a - b` on numbers, with its TypeError otherwise. */
-function arith(a: unknown, op: "*" | "-" | "+", b: unknown): number {
+/** Python's `a * b`, `a - b`, `a += b`, `a -= b` on numbers, with its TypeError otherwise. */
+function arith(a: unknown, op: "*" | "-" | "+=" | "-=", b: unknown): number {
   const x = asNum(a);
   const y = asNum(b);
   if (x === undefined || y === undefined)
@@ -64,7 +64,7 @@ function arith(a: unknown, op: "*" | "-" | "+", b: unknown): number {
       "TypeError",
       `unsupported operand type(s) for ${op}: '${pyTypeName(a)}' and '${pyTypeName(b)}'`,
     );
-  return op === "*" ? x * y : op === "-" ? x - y : x + y;
+  return op === "*" ? x * y : op === "+=" ? x + y : x - y;
 }
 
 /** Upstream's `check_date_format`: strptime("%Y-%m-%d"); only its ValueError is caught. */
@@ -324,8 +324,8 @@ function modifyTool(kind: "flight" | "train"): VitaToolDef {
       );
       const oldDate = attr(old, "date");
       const back = trip.products.find((p) => p.date === oldDate && p.type === seatType);
-      if (back) back.quantity = arith(back.quantity, "+", quantity);
-      target.quantity = arith(target.quantity, "-", quantity);
+      if (back) back.quantity = arith(back.quantity, "+=", quantity);
+      target.quantity = arith(target.quantity, "-=", quantity);
       const diff = arith(target.price, "*", quantity) - arith(attr(old, "price"), "*", quantity);
       if (diff > 0) order.status = "unpaid";
       // The new product is built from the model's fields: its quantity must be an int.
