@@ -54,7 +54,7 @@ export function register(program: Command): void {
     .description("Evaluate an agent (a model endpoint or an oracle policy) on a benchmark")
     .option(
       "--bench <name>",
-      "benchmark, e.g. tau2:mock, tau2:retail, tau2:airline, tau2:telecom, vita:delivery, vita:instore, toolworld:library, tasks:FILE.jsonl, bfcl:all, bfcl:multi_turn_base",
+      "benchmark, e.g. tau2:mock, tau2:retail, tau2:airline, tau2:telecom, vita:delivery, vita:instore, vita:ota, vita:cross_domain, toolworld:library, tasks:FILE.jsonl, bfcl:all, bfcl:multi_turn_base",
     )
     .option("--suite <name>", "run a benchmark suite instead of one bench: paper (the paper's table)")
     .option("--split <name>", "official task split (e.g. test); all tasks when absent")
