@@ -78,6 +78,7 @@ try {
   const base =
     opt("base") ??
     (say("building the rehearsal example's base model (SFT warm-up)"), await rehearsalBase(dir));
+  say(`model: ${base} (pass it as --base to reuse it)`);
   let urls = opts("vllm");
   if (urls.length === 0) {
     if (!vllmAvailable())
