@@ -16,6 +16,7 @@ import { parseYamlSafe } from "../src/core/safe-yaml.js";
 import { parseAssistantText } from "../src/core/tool-call-text.js";
 import { parseVerdict } from "../src/reward/parse-verdict.js";
 import { parseExecutionResult } from "../src/rollout/execution-result.js";
+import { decodeJavaJsPrompting } from "../src/bench/bfcl/model-handler.js";
 
 const argv = process.argv.slice(2);
 const flag = (name: string, dflt: number): number => {
@@ -63,6 +64,27 @@ const FRAGMENTS = [
   "null",
   "1e400",
   "x",
+  // Java / JavaScript call replies (BFCL prompting mode)
+  "Obj.f(",
+  ")",
+  "(",
+  "a=",
+  "=",
+  ";",
+  ".",
+  "new ",
+  "int[]",
+  "<",
+  ">",
+  "->",
+  "=>",
+  "`",
+  "${",
+  "/",
+  "//",
+  "/*",
+  "*/",
+  "é",
 ];
 const fragment = fc.constantFrom(...FRAGMENTS);
 /** Texts of fragments, random strings, or one fragment pair repeated thousands of times. */
@@ -92,6 +114,9 @@ const parsers: Parser[] = [
   { name: "judge_verdict", run: parseVerdict },
   { name: "tool_call_text", run: (t) => parseAssistantText(t) },
   { name: "json_depth", run: jsonNestingDepth },
+  // BFCL prompting-mode replies: failures are returned as { decodeError }, never thrown
+  { name: "bfcl_java_call", run: (t) => decodeJavaJsPrompting(t, "java") },
+  { name: "bfcl_js_call", run: (t) => decodeJavaJsPrompting(t, "javascript") },
   // configs are a few kB: 10k characters is already several times the largest example config
   {
     name: "yaml_config",

@@ -5,6 +5,9 @@
  */
 export class SyntaxFailure extends Error {}
 
+/** Nesting the decoders follow before giving up (a recursive parser's stack is finite; replies nest a few levels). */
+export const MAX_NESTING = 200;
+
 export interface Token {
   kind: "ident" | "number" | "string" | "char" | "template" | "regex" | "punct" | "comment";
   text: string;
@@ -30,32 +33,41 @@ const utf8Length = (ch: string): number => {
   return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
 };
 
-const IDENT_START = /[\p{L}\p{Nl}$_]/u;
-const IDENT_PART = /[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}$_\u200c\u200d]/u;
+const IDENT_START_RE = /[\p{L}\p{Nl}$_]/u;
+const IDENT_PART_RE = /[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}$_\u200c\u200d]/u;
+// ASCII first: the Unicode classes are only consulted for other characters (speed on long replies).
+const ASCII_IDENT_START = /[A-Za-z$_]/;
+const ASCII_IDENT_PART = /[A-Za-z0-9$_]/;
+const IDENT_START = {
+  test: (c: string) => (c < "\x80" ? ASCII_IDENT_START.test(c) : IDENT_START_RE.test(c)),
+};
+const IDENT_PART = { test: (c: string) => (c < "\x80" ? ASCII_IDENT_PART.test(c) : IDENT_PART_RE.test(c)) };
+const WHITESPACE = /\s/;
+const DIGIT = /[0-9]/;
 
 export class Lexer {
   private readonly chars: string[];
   private pos = 0;
   private byte = 0;
   private readonly out: Token[] = [];
+  /** Punctuators by first character, longest first. */
+  private readonly punctByFirst = new Map<string, string[]>();
 
   constructor(
     source: string,
     /** Punctuators, longest first. */
-    private readonly punct: readonly string[],
+    punct: readonly string[],
     private readonly language: "java" | "javascript",
   ) {
     this.chars = Array.from(source);
+    for (const p of punct) this.punctByFirst.set(p[0]!, [...(this.punctByFirst.get(p[0]!) ?? []), p]);
   }
 
   private advance(n = 1): string {
-    let s = "";
-    for (let k = 0; k < n; k++) {
-      const ch = this.chars[this.pos++];
-      if (ch === undefined) throw new SyntaxFailure("unexpected end of input");
-      this.byte += utf8Length(ch);
-      s += ch;
-    }
+    if (this.pos + n > this.chars.length) throw new SyntaxFailure("unexpected end of input");
+    for (let k = 0; k < n; k++) this.byte += utf8Length(this.chars[this.pos + k]!);
+    const s = n === 1 ? this.chars[this.pos]! : this.chars.slice(this.pos, this.pos + n).join("");
+    this.pos += n;
     return s;
   }
 
@@ -66,49 +78,70 @@ export class Lexer {
   all(): Token[] {
     for (;;) {
       let newline = false;
-      while (this.at() !== undefined && /\s/.test(this.at()!)) newline = this.advance() === "\n" || newline;
+      while (this.pos < this.chars.length && WHITESPACE.test(this.chars[this.pos]!)) {
+        newline = this.advance() === "\n" || newline;
+      }
       const ch = this.at();
       if (ch === undefined) return this.out;
       const start = this.byte;
+      let kind: Token["kind"];
+      let text: string;
       if (ch === "/" && (this.at(1) === "/" || this.at(1) === "*")) {
         // Comments are extras in tree-sitter; the decoders decide where they may stand.
-        let s = this.advance(2);
-        const block = s === "/*";
-        while (this.at() !== undefined && !(block ? s.endsWith("*/") && s.length > 3 : this.at() === "\n")) {
-          s += this.advance();
-        }
-        if (block && !(s.endsWith("*/") && s.length > 3)) throw new SyntaxFailure("unterminated comment");
-        this.out.push({
-          kind: "comment",
-          text: s,
-          start,
-          end: this.byte,
-          ...(newline ? { newlineBefore: true } : {}),
-        });
-        continue;
-      }
-      const push = (kind: Token["kind"], text: string) =>
-        this.out.push({ kind, text, start, end: this.byte, ...(newline ? { newlineBefore: true } : {}) });
-      if (IDENT_START.test(ch)) {
-        let s = this.advance();
-        while (this.at() !== undefined && IDENT_PART.test(this.at()!)) s += this.advance();
-        push("ident", s);
-      } else if (/[0-9]/.test(ch) || (ch === "." && /[0-9]/.test(this.at(1) ?? ""))) {
-        push("number", this.number());
+        kind = "comment";
+        text = this.comment();
+      } else if (IDENT_START.test(ch)) {
+        kind = "ident";
+        text = this.identifier();
+      } else if (DIGIT.test(ch) || (ch === "." && DIGIT.test(this.at(1) ?? ""))) {
+        kind = "number";
+        text = this.number();
       } else if (ch === '"' || (ch === "'" && this.language === "javascript")) {
-        push("string", this.quoted(ch));
+        kind = "string";
+        text = this.quoted(ch);
       } else if (ch === "'") {
-        push("char", this.charLiteral());
+        kind = "char";
+        text = this.charLiteral();
       } else if (ch === "`" && this.language === "javascript") {
-        push("template", this.template());
+        kind = "template";
+        text = this.template();
       } else if (ch === "/" && this.language === "javascript" && this.regexAllowed()) {
-        push("regex", this.regex());
+        kind = "regex";
+        text = this.regex();
       } else {
-        const p = this.punct.find((x) => Array.from(x).every((c, k) => this.at(k) === c));
-        if (!p) throw new SyntaxFailure(`unexpected character '${ch}'`);
-        push("punct", this.advance(Array.from(p).length));
+        kind = "punct";
+        text = this.punctuator(ch);
       }
+      const token: Token = { kind, text, start, end: this.byte };
+      if (newline) token.newlineBefore = true;
+      this.out.push(token);
     }
+  }
+
+  private comment(): string {
+    let stop = this.pos + 2;
+    if (this.at(1) === "*") {
+      while (stop < this.chars.length && !(this.chars[stop] === "*" && this.chars[stop + 1] === "/")) stop++;
+      if (stop >= this.chars.length) throw new SyntaxFailure("unterminated comment");
+      stop += 2;
+    } else while (stop < this.chars.length && this.chars[stop] !== "\n") stop++;
+    return this.advance(stop - this.pos);
+  }
+
+  private identifier(): string {
+    let stop = this.pos + 1;
+    while (stop < this.chars.length && IDENT_PART.test(this.chars[stop]!)) stop++;
+    return this.advance(stop - this.pos);
+  }
+
+  /** Punctuators are ASCII: the longest one the source continues with. */
+  private punctuator(ch: string): string {
+    for (const p of this.punctByFirst.get(ch) ?? []) {
+      let k = 1;
+      while (k < p.length && this.chars[this.pos + k] === p[k]) k++;
+      if (k === p.length) return this.advance(p.length);
+    }
+    throw new SyntaxFailure(`unexpected character '${ch}'`);
   }
 
   private number(): string {
@@ -165,7 +198,18 @@ export class Lexer {
     }
   }
 
+  private templateDepth = 0;
+
   private template(): string {
+    if (++this.templateDepth > MAX_NESTING) throw new SyntaxFailure("templates nested too deeply");
+    try {
+      return this.templateInner();
+    } finally {
+      this.templateDepth--;
+    }
+  }
+
+  private templateInner(): string {
     let s = this.advance();
     for (;;) {
       const c = this.at();
@@ -197,7 +241,9 @@ export class Lexer {
 
   /** A `/` starts a regular expression where an operand is expected. */
   private regexAllowed(): boolean {
-    const prev = this.out.filter((t) => t.kind !== "comment").pop();
+    let k = this.out.length - 1;
+    while (k >= 0 && this.out[k]!.kind === "comment") k--;
+    const prev = this.out[k];
     if (!prev) return true;
     if (prev.kind === "punct") return ![")", "]", "}"].includes(prev.text);
     return (
@@ -230,12 +276,24 @@ export class Lexer {
  * The tokens without comments, for a decoder that reads only source text between tokens (a
  * comment's line break still separates statements). `keep` may refuse a comment by position.
  */
-export function withoutComments(tokens: Token[], keep: (index: number) => boolean = () => true): Token[] {
+export function withoutComments(
+  tokens: Token[],
+  keep: (index: number, prev: Token | undefined, next: Token | undefined) => boolean = () => true,
+): Token[] {
+  // The nearest non-comment token after each position, found in one backward pass.
+  const nextCode: Array<Token | undefined> = new Array<Token | undefined>(tokens.length);
+  let after: Token | undefined;
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    nextCode[i] = after;
+    if (tokens[i]!.kind !== "comment") after = tokens[i];
+  }
   const out: Token[] = [];
   let pendingNewline = false;
   tokens.forEach((t, i) => {
     if (t.kind === "comment") {
-      if (!keep(i)) throw new SyntaxFailure("a comment inside a call is not supported");
+      if (!keep(i, out[out.length - 1], nextCode[i])) {
+        throw new SyntaxFailure("a comment inside a call is not supported");
+      }
       pendingNewline ||= t.newlineBefore === true || t.text.includes("\n");
       return;
     }
@@ -243,4 +301,21 @@ export function withoutComments(tokens: Token[], keep: (index: number) => boolea
     pendingNewline = false;
   });
   return out;
+}
+
+/** For each opening bracket token, the index of its matching closer (undefined when unmatched). */
+export function matchBrackets(tokens: Token[]): Array<number | undefined> {
+  const match = new Array<number | undefined>(tokens.length);
+  const open: number[] = [];
+  const pairs: Record<string, string> = { ")": "(", "]": "[", "}": "{" };
+  tokens.forEach((t, i) => {
+    if (t.kind !== "punct") return;
+    if (t.text === "(" || t.text === "[" || t.text === "{") open.push(i);
+    else if (pairs[t.text] !== undefined) {
+      // A mismatched closer leaves the openers unmatched (the parse fails there anyway).
+      if (open.length > 0 && tokens[open[open.length - 1]!]!.text === pairs[t.text]) match[open.pop()!] = i;
+      else open.length = 0;
+    }
+  });
+  return match;
 }

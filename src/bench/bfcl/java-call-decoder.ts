@@ -1,5 +1,13 @@
 import { newDict, type PyDict } from "../../envs/bfcl/py-value.js";
-import { byteSlicer, Lexer, SyntaxFailure, withoutComments, type Token } from "./call-lexer.js";
+import {
+  byteSlicer,
+  Lexer,
+  matchBrackets,
+  MAX_NESTING,
+  SyntaxFailure,
+  withoutComments,
+  type Token,
+} from "./call-lexer.js";
 
 /**
  * Upstream's `parse_java_function_call` for prompting mode, without tree-sitter (the project
@@ -116,7 +124,12 @@ const JAVA_PUNCT = [
 
 class JavaParser {
   private i = 0;
-  constructor(private readonly toks: Token[]) {}
+  private depth = 0;
+  /** Index of each opening bracket's match, found once (lambda detection looks ahead to it). */
+  private closing: Array<number | undefined>;
+  constructor(private readonly toks: Token[]) {
+    this.closing = matchBrackets(toks);
+  }
 
   private peek(k = 0): Token | undefined {
     return this.toks[this.i + k];
@@ -208,7 +221,21 @@ class JavaParser {
     return t;
   }
 
+  /** Runs a rule one nesting level deeper (a bound on recursion). */
+  private nest<T>(rule: () => T): T {
+    if (++this.depth > MAX_NESTING) throw new SyntaxFailure("nested too deeply");
+    try {
+      return rule();
+    } finally {
+      this.depth--;
+    }
+  }
+
   private typeArguments(): JavaNode {
+    return this.nest(() => this.typeArgumentsInner());
+  }
+
+  private typeArgumentsInner(): JavaNode {
     const parts: Array<JavaNode | Token> = [this.expect("<")];
     if (!this.is(">")) {
       for (;;) {
@@ -230,11 +257,21 @@ class JavaParser {
     if (t?.kind === "punct" && (t.text === ">>" || t.text === ">>>")) {
       const rest: Token = { kind: "punct", text: t.text.slice(1), start: t.start + 1, end: t.end };
       this.toks.splice(this.i, 1, { kind: "punct", text: ">", start: t.start, end: t.start + 1 }, rest);
+      this.closing = matchBrackets(this.toks);
     }
     return this.expect(">");
   }
 
   expression(): JavaNode {
+    if (++this.depth > MAX_NESTING) throw new SyntaxFailure("nested too deeply");
+    try {
+      return this.expressionInner();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private expressionInner(): JavaNode {
     // Lambda: `x -> …`, `(a, b) -> …`, `() -> …`.
     if (this.peek()?.kind === "ident" && this.is("->", 1)) {
       const p = this.leafNode("identifier", this.next());
@@ -282,14 +319,7 @@ class JavaParser {
   }
 
   private matchingParen(from: number): number | undefined {
-    let depth = 0;
-    for (let k = from; k < this.toks.length; k++) {
-      const t = this.toks[k]!;
-      if (t.kind !== "punct") continue;
-      if (t.text === "(") depth++;
-      else if (t.text === ")" && --depth === 0) return k;
-    }
-    return undefined;
+    return this.closing[from];
   }
 
   private ternary(): JavaNode {
@@ -319,7 +349,7 @@ class JavaParser {
     const t = this.peek();
     if (t && t.kind === "punct" && ["+", "-", "!", "~", "++", "--"].includes(t.text)) {
       this.next();
-      return this.node("other", [t, this.unary()]);
+      return this.node("other", [t, this.nest(() => this.unary())]);
     }
     // A cast: `(Type) operand`, when what follows the parenthesis can start an operand.
     if (this.is("(")) {
@@ -334,7 +364,7 @@ class JavaParser {
           after &&
           (after.kind !== "punct" || after.text === "(" || (primitive && ["+", "-"].includes(after.text)))
         ) {
-          return this.node("other", [open, type, close, this.unary()]);
+          return this.node("other", [open, type, close, this.nest(() => this.unary())]);
         }
       } catch (e) {
         if (!(e instanceof SyntaxFailure)) throw e;
@@ -483,6 +513,15 @@ class JavaParser {
   }
 
   private arrayInitializer(): JavaNode {
+    if (++this.depth > MAX_NESTING) throw new SyntaxFailure("nested too deeply");
+    try {
+      return this.arrayInitializerInner();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private arrayInitializerInner(): JavaNode {
     const parts: Array<JavaNode | Token> = [this.expect("{")];
     while (!this.is("}")) {
       parts.push(this.is("{") ? this.arrayInitializer() : this.expression());

@@ -1,5 +1,12 @@
 import { newDict, type PyDict } from "../../envs/bfcl/py-value.js";
-import { Lexer, SyntaxFailure, withoutComments, type Token } from "./call-lexer.js";
+import {
+  Lexer,
+  matchBrackets,
+  MAX_NESTING,
+  SyntaxFailure,
+  withoutComments,
+  type Token,
+} from "./call-lexer.js";
 
 /**
  * Upstream's `parse_javascript_function_call` for prompting mode, without tree-sitter: a small
@@ -147,7 +154,12 @@ const RESERVED = new Set([
 
 class JsParser {
   private i = 0;
-  constructor(private readonly toks: Token[]) {}
+  private depth = 0;
+  /** Index of each opening bracket's match, found once (arrow detection looks ahead to it). */
+  private readonly closing: Array<number | undefined>;
+  constructor(private readonly toks: Token[]) {
+    this.closing = matchBrackets(toks);
+  }
 
   private peek(k = 0): Token | undefined {
     return this.toks[this.i + k];
@@ -165,6 +177,12 @@ class JsParser {
     if (!this.is(text)) throw new SyntaxFailure(`expected '${text}'`);
     return this.next();
   }
+  /** Where the next token starts (the end of input is a syntax error here). */
+  private here(): number {
+    const t = this.peek();
+    if (!t) throw new SyntaxFailure("unexpected end of input");
+    return t.start;
+  }
   private span(type: JsNode["type"], start: number, extra: Partial<JsNode> = {}): JsNode {
     return { type, start, end: this.toks[this.i - 1]!.end, ...extra };
   }
@@ -174,6 +192,7 @@ class JsParser {
    * blocks a reply may hold, which are never the call upstream looks for.
    */
   program(inBlock = false): JsNode[] {
+    if (inBlock && ++this.depth > MAX_NESTING) throw new SyntaxFailure("nested too deeply");
     const out: JsNode[] = [];
     while (this.i < this.toks.length && !(inBlock && this.is("}"))) {
       if (this.is(";")) {
@@ -185,6 +204,7 @@ class JsParser {
       if (t.kind === "punct" && t.text === "{") {
         this.next();
         this.program(true);
+        this.depth--;
         this.expect("}");
         out.push(this.span("other", start));
         continue;
@@ -222,7 +242,7 @@ class JsParser {
   }
 
   private sequence(): JsNode {
-    const start = this.peek()!.start;
+    const start = this.here();
     const first = this.assignment();
     if (!this.is(",")) return first;
     while (this.is(",")) {
@@ -233,6 +253,25 @@ class JsParser {
   }
 
   assignment(): JsNode {
+    if (++this.depth > MAX_NESTING) throw new SyntaxFailure("nested too deeply");
+    try {
+      return this.assignmentInner();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** Runs a rule one nesting level deeper (a bound on recursion). */
+  private nest<T>(rule: () => T): T {
+    if (++this.depth > MAX_NESTING) throw new SyntaxFailure("nested too deeply");
+    try {
+      return rule();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private assignmentInner(): JsNode {
     const t = this.peek();
     if (!t) throw new SyntaxFailure("unexpected end of input");
     const start = t.start;
@@ -259,21 +298,16 @@ class JsParser {
     const t = this.peek(k);
     if (t?.kind === "ident" && this.is("=>", k + 1)) return true;
     if (this.is("(", k)) {
-      let depth = 0;
-      for (let j = this.i + k; j < this.toks.length; j++) {
-        const x = this.toks[j]!;
-        if (x.kind !== "punct") continue;
-        if (x.text === "(" || x.text === "[" || x.text === "{") depth++;
-        else if ((x.text === ")" || x.text === "]" || x.text === "}") && --depth === 0) {
-          return this.toks[j + 1]?.kind === "punct" && this.toks[j + 1]!.text === "=>";
-        }
-      }
+      const close = this.closing[this.i + k];
+      return (
+        close !== undefined && this.toks[close + 1]?.kind === "punct" && this.toks[close + 1]!.text === "=>"
+      );
     }
     return false;
   }
 
   private arrow(): JsNode {
-    const start = this.peek()!.start;
+    const start = this.here();
     if (this.is("async")) this.next();
     if (this.is("(")) this.balanced("(", ")");
     else this.next();
@@ -297,7 +331,7 @@ class JsParser {
   }
 
   private ternary(): JsNode {
-    const start = this.peek()!.start;
+    const start = this.here();
     const cond = this.binary(0);
     if (!this.is("?")) return cond;
     this.next();
@@ -309,7 +343,7 @@ class JsParser {
 
   private binary(level: number): JsNode {
     if (level >= BINARY_LEVELS.length) return this.unary();
-    const start = this.peek()!.start;
+    const start = this.here();
     let left = this.binary(level + 1);
     for (;;) {
       const t = this.peek();
@@ -331,7 +365,7 @@ class JsParser {
       (t.kind === "ident" && ["typeof", "void", "delete", "await"].includes(t.text))
     ) {
       this.next();
-      this.unary();
+      this.nest(() => this.unary());
       return this.span("other", t.start);
     }
     const e = this.postfix();
@@ -349,7 +383,7 @@ class JsParser {
   }
 
   private postfix(): JsNode {
-    const start = this.peek()!.start;
+    const start = this.here();
     let e = this.primary();
     for (;;) {
       if (this.is(".")) {
@@ -463,7 +497,7 @@ class JsParser {
   private memberOnly(): void {
     if (this.is("new")) {
       this.next();
-      this.memberOnly();
+      this.nest(() => this.memberOnly());
       if (this.is("(")) this.arguments();
       return;
     }
