@@ -35,7 +35,7 @@ function writeConfig(): string {
     steps: 3,
     checkpoint_every: 1,
     // an evaluation between steps: the uninterrupted run's worker has served it before step 2,
-    // the resumed run's has not (a prefix cache would make the two prefills differ)
+    // the resumed run's has not (with a prefix cache, their prefills could take different paths)
     eval_every: 1,
     temperature: 0.5,
     concurrency: 4, // --deterministic overrides it
