@@ -40,11 +40,21 @@ export const VllmRolloutConfigZ = z
      * loss's importance ratio (sampling logprobs from vLLM) corrects for the lag.
      */
     max_off_policy_steps: z.number().int().nonnegative().default(0),
+    /**
+     * Sample the next step's rollouts while this step trains (off by default). Those rollouts use
+     * the version already loaded, one step older, so this needs `max_off_policy_steps` >= 1; a step
+     * that must sync first is sampled after the update, as without `async`.
+     */
+    async: z.boolean().default(false),
     /** Keep each episode on one server (its prefix cache). */
     sticky: z.boolean().default(true),
     /** Attempts after the first to load a version into one server. */
     sync_retries: z.number().int().nonnegative().default(2),
   })
-  .strict();
+  .strict()
+  .refine((c) => !c.async || c.max_off_policy_steps >= 1, {
+    path: ["async"],
+    message: "async rollouts sample one step behind the trainer: set max_off_policy_steps to 1 or more",
+  });
 
 export type VllmRolloutConfig = z.infer<typeof VllmRolloutConfigZ>;

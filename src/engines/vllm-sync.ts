@@ -14,6 +14,16 @@ export interface StepSampler<T, R> {
   sampleGroups(tasks: T, opts: { groupSize: number; step: number }): Promise<R>;
 }
 
+/** What `wrap` needs to sample a step ahead (`async: true`): the loop's own choice of tasks. */
+export interface AheadOptions<T> {
+  /** The tasks the loop will pass for `step` (the same function it uses). */
+  tasksFor(step: number): T;
+  /** Identifies a step's tasks, to check that the loop asked for what was sampled ahead. */
+  key(tasks: T): string;
+  /** The loop's last step: nothing is sampled beyond it. */
+  lastStep: number;
+}
+
 /** What the wrapped sampler adds to each step's result (metrics.jsonl `off_policy`). */
 export interface OffPolicyStep {
   version: string;
@@ -83,10 +93,15 @@ export class VllmPolicySync {
     return this.engine.policy;
   }
 
+  /** Whether the served weights are too old (or too new) for the rollouts of `step`. */
+  needsSync(step: number): boolean {
+    const last = this.syncedAt;
+    return last === null || step < last || step - last > this.cfg.max_off_policy_steps;
+  }
+
   /** Publishes and loads the trainer's weights if the served ones are too old for `step`. */
   async beforeStep(step: number): Promise<SyncRecord> {
-    const last = this.syncedAt;
-    const stale = last === null || step < last || step - last > this.cfg.max_off_policy_steps;
+    const stale = this.needsSync(step);
     let publishS = 0;
     let loadS = 0;
     let report: Awaited<ReturnType<VllmRolloutEngine["sync"]>> | null = null;
@@ -124,19 +139,52 @@ export class VllmPolicySync {
   /**
    * `sampler` with a sync before each step's rollouts; its result also says which version sampled
    * the step and how stale it was (`offPolicy`, which the loop writes to metrics.jsonl).
+   *
+   * With `async: true` in the config and `ahead` given, the rollouts of step k+1 start as soon as
+   * those of step k are returned, so they run while step k trains, on the version already loaded.
+   * They start only when that version is within `max_off_policy_steps` for k+1: a publish must
+   * never race the trainer's update (the weights published would depend on timing). The loop then
+   * gets them if it asks for step k+1 with the same tasks (else, e.g. after a restart went back to
+   * an earlier checkpoint, they are dropped and the step is sampled anew).
    */
-  wrap<T, R extends object>(sampler: StepSampler<T, R>): StepSampler<T, R & { offPolicy: OffPolicyStep }> {
+  wrap<T, R extends object>(
+    sampler: StepSampler<T, R>,
+    ahead?: AheadOptions<T>,
+  ): StepSampler<T, R & { offPolicy: OffPolicyStep }> {
+    type Out = R & { offPolicy: OffPolicyStep };
+    const sampleStep = async (tasks: T, o: { groupSize: number; step: number }): Promise<Out> => {
+      const rec = await this.beforeStep(o.step);
+      const res = await sampler.sampleGroups(tasks, o);
+      const offPolicy: OffPolicyStep = {
+        version: rec.version,
+        steps: rec.off_policy_steps,
+        publish_s: rec.publish_s,
+        load_s: rec.load_s,
+      };
+      return { ...res, offPolicy };
+    };
+    let next: { step: number; key: string; groupSize: number; result: Promise<Out> } | null = null;
     return {
       sampleGroups: async (tasks, o) => {
-        const rec = await this.beforeStep(o.step);
-        const res = await sampler.sampleGroups(tasks, o);
-        const offPolicy: OffPolicyStep = {
-          version: rec.version,
-          steps: rec.off_policy_steps,
-          publish_s: rec.publish_s,
-          load_s: rec.load_s,
-        };
-        return { ...res, offPolicy };
+        const pending = next;
+        next = null;
+        let res: Out | null = null;
+        if (pending && ahead) {
+          const hit =
+            pending.step === o.step && pending.groupSize === o.groupSize && pending.key === ahead.key(tasks);
+          // a dropped prefetch's failure is not this step's; a used one's is
+          if (hit) res = await pending.result;
+          else await pending.result.catch(() => undefined);
+        }
+        res ??= await sampleStep(tasks, o);
+        const k = o.step + 1;
+        if (this.cfg.async && ahead && k <= ahead.lastStep && !this.needsSync(k)) {
+          const nextTasks = ahead.tasksFor(k);
+          const result = sampleStep(nextTasks, { groupSize: o.groupSize, step: k });
+          result.catch(() => undefined); // awaited (or dropped) by the next call
+          next = { step: k, key: ahead.key(nextTasks), groupSize: o.groupSize, result };
+        }
+        return res;
       },
     };
   }

@@ -26,7 +26,7 @@ import { runTrainLoop, type EpisodeSampler, type TrainSummary } from "./loop.js"
 import { rolloutSampler } from "./rollout-sampler.js";
 import { runSft, type SftExample } from "./sft.js";
 import type { StepMetrics } from "./step-metrics.js";
-import { mulberry32 } from "./task-sampler.js";
+import { mulberry32, tasksForStep } from "./task-sampler.js";
 import { loadTaskSource } from "./task-sources.js";
 import { tinyModelCorpus, tinyModelVocabulary } from "./tiny-model-text.js";
 
@@ -182,6 +182,7 @@ export async function trainFromConfig(config: TrainConfig, opts: TrainRunOptions
         engines: { act: clients.act, rehearse: clients.rehearse },
         sampler: withVllm(
           vllm,
+          { tasks, config: c },
           rolloutSampler({
             policy: vllmPolicy ?? policies.act,
             responder,
@@ -232,9 +233,23 @@ async function sftRun(
   });
 }
 
-/** The sampler, publishing and loading the weights into the vLLM servers first when they are used. */
-function withVllm(vllm: VllmPolicySync | undefined, s: EpisodeSampler): EpisodeSampler {
-  return vllm ? vllm.wrap(s) : s;
+/**
+ * The sampler, publishing and loading the weights into the vLLM servers first when they are used;
+ * with `rollout.async` it may sample a step ahead, choosing its tasks as the loop does.
+ */
+function withVllm(
+  vllm: VllmPolicySync | undefined,
+  run: { tasks: Task[]; config: TrainConfig },
+  s: EpisodeSampler,
+): EpisodeSampler {
+  const c = run.config;
+  return vllm
+    ? vllm.wrap(s, {
+        tasksFor: (step) => tasksForStep(run.tasks, step, c.tasks_per_step, c.seed),
+        key: (ts) => ts.map((t) => t.id).join("\n"),
+        lastStep: c.steps,
+      })
+    : s;
 }
 
 function endpointModel(e: { base_url: string; model: string; api_key?: string }): ChatModel {

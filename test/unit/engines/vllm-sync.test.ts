@@ -151,6 +151,113 @@ describe("VllmPolicySync", () => {
   });
 });
 
+describe("VllmPolicySync, async rollouts (a step ahead, while the trainer updates)", () => {
+  /**
+   * A loop over `steps` steps whose sampler logs when each step's rollouts start and whose
+   * "training" (20 ms, then the worker's step count moves) logs when it ends.
+   */
+  async function loop(
+    s: Awaited<ReturnType<typeof setup>>,
+    steps: number,
+    tasksFor: (step: number) => string[] = (n) => [`task-${n}`],
+  ) {
+    const events: string[] = [];
+    const inner = {
+      sampleGroups: async (tasks: string[], o: { groupSize: number; step: number }) => {
+        events.push(`sample ${o.step}`);
+        const res = await s.sync.policy.chat({
+          messages: [
+            { role: "system", content: "s" },
+            { role: "user", content: tasks.join(",") },
+          ],
+        });
+        return { tasks, version: res.samples[0]!.text.split("|")[0]! };
+      },
+    };
+    const sampler = s.sync.wrap(inner, {
+      tasksFor: (n) => [`task-${n}`],
+      key: (ts) => ts.join(","),
+      lastStep: steps,
+    });
+    const results = [];
+    for (let n = 1; n <= steps; n++) {
+      results.push(await sampler.sampleGroups(tasksFor(n), { groupSize: 1, step: n }));
+      await new Promise((r) => setTimeout(r, 20));
+      s.worker.trainerStep++;
+      events.push(`trained ${n}`);
+    }
+    return { events, results };
+  }
+
+  it("samples step k+1 while step k trains, on the loaded version, and never publishes meanwhile", async () => {
+    const s = await setup({ max_off_policy_steps: 1, async: true });
+    const { events, results } = await loop(s, 4);
+    // steps 2 and 4 are within the bound of the version loaded before steps 1 and 3: sampled ahead;
+    // step 3 needs the weights after step 2's update: sampled after it, as without async
+    expect(events).toEqual([
+      "sample 1",
+      "sample 2",
+      "trained 1",
+      "trained 2",
+      "sample 3",
+      "sample 4",
+      "trained 3",
+      "trained 4",
+    ]);
+    expect(results.map((r) => [r.tasks[0], r.version, r.offPolicy.version, r.offPolicy.steps])).toEqual([
+      ["task-1", "exp@0", "exp@0", 0],
+      ["task-2", "exp@0", "exp@0", 1],
+      ["task-3", "exp@2", "exp@2", 0],
+      ["task-4", "exp@2", "exp@2", 1],
+    ]);
+    expect(s.worker.published).toHaveLength(2); // each publish followed a finished update
+    expect(s.log().map((r) => r.step)).toEqual([1, 2, 3, 4]); // nothing sampled past the last step
+  });
+
+  it("with a wider bound, samples every step ahead until a sync is due", async () => {
+    const s = await setup({ max_off_policy_steps: 2, async: true });
+    const { events, results } = await loop(s, 4);
+    expect(events.slice(0, 6)).toEqual([
+      "sample 1",
+      "sample 2",
+      "trained 1",
+      "sample 3",
+      "trained 2",
+      "trained 3",
+    ]);
+    expect(results.map((r) => [r.version, r.offPolicy.steps])).toEqual([
+      ["exp@0", 0],
+      ["exp@0", 1],
+      ["exp@0", 2],
+      ["exp@3", 0],
+    ]);
+  });
+
+  it("drops what it sampled ahead when the loop asks for other tasks (and samples those)", async () => {
+    const s = await setup({ max_off_policy_steps: 1, async: true });
+    const { events, results } = await loop(s, 2, (n) => [`other-${n}`]);
+    expect(results.map((r) => r.tasks[0])).toEqual(["other-1", "other-2"]);
+    expect(events).toEqual(["sample 1", "sample 2", "trained 1", "sample 2", "trained 2"]);
+  });
+
+  it("off by default: each step samples after the previous update", async () => {
+    const s = await setup({ max_off_policy_steps: 1 });
+    const { events } = await loop(s, 2);
+    expect(events).toEqual(["sample 1", "trained 1", "sample 2", "trained 2"]);
+  });
+
+  it("refuses async without a staleness bound of at least one step", () => {
+    expect(() =>
+      VllmRolloutConfigZ.parse({
+        engine: "vllm",
+        endpoints: [{ base_url: "http://127.0.0.1:8101/v1" }],
+        base_model: "tiny",
+        async: true,
+      }),
+    ).toThrow(/max_off_policy_steps to 1 or more/);
+  });
+});
+
 describe("rollout config", () => {
   const base = { worker: { init: { size: "xs" } }, tasks: "t.jsonl" };
   it("accepts a vllm rollout block with defaults", () => {

@@ -156,4 +156,48 @@ describe("train with rollout: {engine: vllm}", () => {
       expect([...s.adapters.keys()].sort()).toEqual(["t@1", "t@2"]);
     }
   });
+
+  it("async: true samples within the bound a step ahead and publishes only after an update", async () => {
+    const out = mkdtempSync(join(tmpdir(), "envace-vtrain-"));
+    dirs.push(out);
+    const worker = await fakeWorker(out);
+    const server = await startMockVllmServer({ name: "A", baseModel: "tiny" });
+    closers.push(() => server.close());
+    const config = parseTrainConfig({
+      endpoint: worker.url,
+      tasks: { generator: "toolworld", domains: ["shop"], count: 2, seed: 1 },
+      rollout: {
+        engine: "vllm",
+        endpoints: [{ base_url: server.baseURL }],
+        base_model: "tiny",
+        run_name: "t",
+        max_off_policy_steps: 1,
+        async: true,
+      },
+      steps: 4,
+      tasks_per_step: 2,
+      group_size: 2,
+      limits: { max_assistant_turns: 2, context_budget: 100000, max_tokens: 16 },
+      checkpoint_every: 10,
+      concurrency: 4,
+    });
+    const summary = await trainFromConfig(config, { outDir: out, resume: false });
+    expect(summary.last_step).toBe(4);
+    // publishes before steps 1 and 3 only, each after the previous step's update (t@<updates>)
+    expect(worker.published).toEqual(["t@0", "t@2"]);
+    const metrics = readFileSync(join(out, "metrics.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as StepMetrics);
+    expect(metrics.map((m) => [m.off_policy?.version, m.off_policy?.steps])).toEqual([
+      ["t@0", 0],
+      ["t@0", 1],
+      ["t@2", 0],
+      ["t@2", 1],
+    ]);
+    const versions = new Set(
+      worker.trainedTokenIds.map((ids) => /(t@\d)\|/.exec(String.fromCodePoint(...ids))?.[1]),
+    );
+    expect([...versions].sort()).toEqual(["t@0", "t@2"]);
+  });
 });
