@@ -55,6 +55,22 @@ export interface SerpApiOptions {
   fetchTimeoutMs?: number;
 }
 
+/** Pages past this size are refused (upstream reads any size; a model's context holds far less). */
+export const MAX_PAGE_BYTES = 10 * 1024 * 1024;
+
+/** The body as text, read in chunks so an endless or huge page fails instead of filling memory. */
+async function cappedText(res: Response): Promise<string> {
+  if (!res.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > MAX_PAGE_BYTES) throw new Error(`page larger than ${MAX_PAGE_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 /** A browser-like header set, as upstream sends, so sites answer as they would a browser. */
 const BROWSER_HEADERS = {
   "User-Agent":
@@ -100,7 +116,12 @@ export function serpApiWebSearch(o: SerpApiOptions): WebSearchService {
         redirect: "follow",
         signal: AbortSignal.timeout(o.fetchTimeoutMs ?? 20_000),
       });
-      return { url: res.url || url, status: res.status, statusText: res.statusText, text: await res.text() };
+      return {
+        url: res.url || url,
+        status: res.status,
+        statusText: res.statusText,
+        text: await cappedText(res),
+      };
     },
   };
 }

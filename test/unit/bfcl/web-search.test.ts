@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { serpApiWebSearch } from "../../../src/bench/bfcl/http-services.js";
+import { MAX_PAGE_BYTES, serpApiWebSearch } from "../../../src/bench/bfcl/http-services.js";
 import { BackendSession } from "../../../src/envs/bfcl/executor.js";
 import { htmlToMarkdown, htmlToText } from "../../../src/envs/bfcl/html-text.js";
 import { dict } from "../../../src/envs/bfcl/py-ops.js";
@@ -73,6 +73,21 @@ describe("WebSearchAPI", () => {
       '{"error": "Failed to retrieve the search results from server. Please try again later."}',
     );
     expect(server.searches).toHaveLength(3);
+  });
+
+  it("refuses a page past the size cap instead of reading it whole", async () => {
+    const server = await startSearchServer({
+      documents: [{ name: "huge", title: "t", snippet: "s", html: "x".repeat(MAX_PAGE_BYTES + 1) }],
+    });
+    servers.push(server);
+    const url = server.pageURL("huge");
+    expect(
+      await session(serpApiWebSearch({ endpoint: server.searchURL })).executeAsync([
+        `fetch_url_content(url='${url}')`,
+      ]),
+    ).toEqual([
+      `{"error": "An error occurred while fetching ${url}: page larger than ${MAX_PAGE_BYTES} bytes"}`,
+    ]);
   });
 
   it("an unreachable search service is the tool's error text, not a crash", async () => {
