@@ -1,16 +1,21 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bfclBenchRunner } from "../../../src/bench/bfcl/bench-runner.js";
-import { isDecodeFailure } from "../../../src/bench/bfcl/evaluate-single-turn.js";
+import { evaluateAst, isDecodeFailure } from "../../../src/bench/bfcl/evaluate-single-turn.js";
+import { loadCategory, type BfclAnswer, type BfclEntry } from "../../../src/bench/bfcl/load.js";
 import { decodeJavaJsPrompting } from "../../../src/bench/bfcl/model-handler.js";
 import { toPlain } from "../../../src/envs/bfcl/py-value.js";
 import type { MockChatBody } from "../../../src/testing/index.js";
 import { mockServersClosedAfterEach } from "../../mock-servers.js";
+import { BFCL_DIR } from "./data.js";
 
 interface Recorded {
   lang: "java" | "javascript";
-  kind: string;
   text: string;
+  /** The entry whose gold answer the reply renders (absent for probes). */
+  id?: string;
+  /** Upstream eval_runner's verdict on the reply (decode, format check, ast_checker). */
+  verdict?: { valid: boolean; error_type?: string };
   /** Upstream's decode (`null`: it returned None), or the exception it raised. */
   decoded?: unknown;
   error?: string;
@@ -38,6 +43,26 @@ describe("Java and JavaScript prompting-mode decoders", () => {
       compared++;
     }
     expect(compared).toBeGreaterThan(1500);
+  });
+
+  it("scores each rendered gold reply as upstream's eval_runner does", () => {
+    const byId = new Map<string, { entry: BfclEntry; answer: BfclAnswer }>();
+    for (const category of ["simple_java", "simple_javascript"] as const) {
+      const data = loadCategory(BFCL_DIR, category);
+      data.entries.forEach((entry, i) => byId.set(entry.id, { entry, answer: data.answers![i]! }));
+    }
+    const scored = recorded.cases.filter((c) => c.verdict !== undefined);
+    for (const c of scored) {
+      const { entry, answer } = byId.get(c.id!)!;
+      const v = evaluateAst(entry, answer, decodeJavaJsPrompting(c.text, c.lang));
+      expect({ valid: v.valid, error_type: v.error_type }, `${c.id} ${JSON.stringify(c.text)}`).toEqual({
+        valid: c.verdict!.valid,
+        error_type: c.verdict!.error_type,
+      });
+    }
+    // Both outcomes are represented, so a checker that always passes or always fails would show.
+    expect(scored.filter((c) => c.verdict!.valid).length).toBeGreaterThan(300);
+    expect(scored.filter((c) => !c.verdict!.valid).length).toBeGreaterThan(300);
   });
 
   it("keeps upstream's quirks: byte-offset cuts, dropped class bodies, ignored positional literals", () => {
