@@ -150,4 +150,40 @@ describe("MemoryAPI_vector", () => {
   it("refuses to run without an embedding service", () => {
     expect(() => new BackendSession(dict([]), ["MemoryAPI_vector"], false)).toThrow(/embedding service/);
   });
+
+  it("answers upstream's recorded calls with its results (scores to 1e-6, all else exact)", async () => {
+    type Step = { call: string; result: string } | { reload: true; context: string };
+    const { sequences } = JSON.parse(
+      readFileSync(new URL("./upstream-memory-vector.json", import.meta.url), "utf8"),
+    ) as { sequences: Step[][] };
+    const embedder: Embedder = { embed: (t) => Promise.resolve(t.map((x) => bagOfWordsEmbedding(x, 64))) };
+    type Memory = { snapshot(): ReturnType<typeof dict>; coreMemoryForContext(): string };
+    const memoryOf = (s: BackendSession) => s.instances.get("MemoryAPI_vector") as unknown as Memory;
+    /** The result with its similarity scores taken out (float32 sums may differ in the last bit). */
+    const SCORE = /"similarity_score": (-?[0-9.e+-]+)/g;
+    const split = (text: string) => ({
+      shape: text.replace(SCORE, '"similarity_score": S'),
+      scores: [...text.matchAll(SCORE)].map((m) => Number(m[1])),
+    });
+    let calls = 0;
+    let hits = 0;
+    for (const steps of sequences) {
+      let s = open(embedder);
+      for (const step of steps) {
+        if ("reload" in step) {
+          s = open(embedder, memoryOf(s).snapshot());
+          expect(memoryOf(s).coreMemoryForContext()).toBe(step.context);
+          continue;
+        }
+        const [got] = await s.executeAsync([step.call]);
+        const [mine, theirs] = [split(got!), split(step.result)];
+        expect(mine.shape, step.call).toBe(theirs.shape);
+        mine.scores.forEach((x, i) => expect(Math.abs(x - theirs.scores[i]!), step.call).toBeLessThan(1e-6));
+        calls++;
+        if (step.result.includes("similarity_score")) hits++;
+      }
+    }
+    expect(calls).toBeGreaterThan(700);
+    expect(hits).toBeGreaterThan(100);
+  });
 });
