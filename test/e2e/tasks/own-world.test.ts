@@ -140,6 +140,14 @@ describe("your own world: a log of MCP sessions becomes tasks you can check, tra
   it("SFT on the traces, rehearsal RL with no env calls, then eval on the real server", async () => {
     const dir = scratch();
     const tasks = await importMemory(dir);
+    // The check says every task can warm up both roles and train in rehearsal mode.
+    const check = JSON.parse((await envace(["tasks", "check", tasks, "--json"])).stdout) as {
+      ok: boolean;
+      files: Array<{ tasks: TaskCheck[] }>;
+    };
+    expect(check.ok).toBe(true);
+    const uses = check.files[0]!.tasks.map((t) => t.uses);
+    expect(uses.every((u) => u.sft_act > 0 && u.sft_rehearse > 0 && u.rehearsal_rl)).toBe(true);
     // examples/tasks/train-memory.yaml as written, on the tasks just imported.
     const exampleConfig = parse(readFileSync(exampleFile("train-memory.yaml"), "utf8")) as Record<
       string,
@@ -161,7 +169,16 @@ describe("your own world: a log of MCP sessions becomes tasks you can check, tra
     expect(train.stderr).toMatch(
       /^step 1\/2 reward \S+ success \S+ rows act \d+ rehearse \d+ tokens act \d+/m,
     );
+    // SFT ran over every recorded example the check counted, both roles in one shared model:
+    // ceil(examples / batch_size) steps per epoch.
+    const sft = exampleConfig.sft as { epochs: number; batch_size: number };
+    const examples = uses.reduce((a, u) => a + u.sft_act + u.sft_rehearse, 0);
+    const sftSteps = Math.ceil(examples / sft.batch_size) * sft.epochs;
+    expect(examples).toBeGreaterThan(0);
     expect(train.stderr).toMatch(/^sft 1\/\d+ loss /m);
+    const sftLoss = (k: number) =>
+      Number(new RegExp(`^sft ${k}/${sftSteps} loss (\\S+)`, "m").exec(train.stderr)?.[1]);
+    expect(sftLoss(sftSteps)).toBeLessThan(sftLoss(1) / 2); // it learned the traces
     const resolved = JSON.parse(readFileSync(join(out, "config.resolved.json"), "utf8")) as { tasks: string };
     expect(resolved.tasks).toBe(tasks);
     const info = JSON.parse(readFileSync(join(out, "runs.jsonl"), "utf8")) as { git_commit: string | null };
