@@ -65,3 +65,17 @@ export function deterministicWarnings(c: TrainConfig): string[] {
       "is served by a worker envace starts",
   ];
 }
+
+/**
+ * What a `--resume` cannot repeat. A tiny model restarts from its checkpoint's weights, and the
+ * worker keeps the weights it starts with as the KL reference: an uninterrupted run's reference is
+ * the initial model, a resumed run's the checkpoint (a Hugging Face model restarts from the
+ * original weights and loads the checkpoint, so its reference does not move).
+ */
+export function resumeWarnings(c: TrainConfig): string[] {
+  if (c.loss.kl_coef <= 0 || c.worker?.init === undefined) return [];
+  return [
+    "--resume with the tiny model and loss.kl_coef > 0: the KL reference becomes the checkpoint's " +
+      "weights (an uninterrupted run keeps the initial ones), so the resumed run does not repeat it",
+  ];
+}

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { EnvaceError } from "../../core/errors.js";
 import { latestCheckpoint } from "../../train/checkpoint.js";
 import { loadTrainConfig } from "../../train/config.js";
-import { deterministicConfig } from "../../train/deterministic.js";
+import { deterministicConfig, resumeWarnings } from "../../train/deterministic.js";
 import { trainFromConfig } from "../../train/run.js";
 import { stepWarnings } from "../../train/preflight.js";
 import { writeRunInfo } from "../../train/run-info.js";
@@ -50,6 +50,7 @@ export function register(program: Command): void {
       writeRunInfo(flags.out, config);
       // Progress on stderr (a bar on a terminal, plain lines otherwise); stdout stays for --json.
       const progress = trainProgress(config.steps);
+      if (flags.resume) resumeWarnings(config).forEach((w) => progress.warn(w));
       // A step that changed no weights is warned about; a run where no step did fails.
       const trainedRoles = { act: config.roles.act === "train", rehearse: config.roles.rehearse === "train" };
       let trainedSteps = 0;

@@ -3,6 +3,7 @@ import { parseTrainConfig } from "../../../src/train/config.js";
 import {
   deterministicConfig,
   deterministicWarnings,
+  resumeWarnings,
   withoutWallClock,
 } from "../../../src/train/deterministic.js";
 import type { StepMetrics } from "../../../src/train/step-metrics.js";
@@ -67,5 +68,13 @@ describe("deterministic training config", () => {
     expect(withoutWallClock(later)).toEqual(withoutWallClock(line));
     expect(withoutWallClock(line)).toEqual({ step: 1, loss: 0.25, grad_norm: 0.5 });
     expect(withoutWallClock({ ...line, loss: 0.26 })).not.toEqual(withoutWallClock(line));
+  });
+
+  it("a resume warns when the tiny model's KL reference would move to the checkpoint", () => {
+    const kl = { fn: "ppo", clip_low: 0.2, clip_high: 0.2, kl_coef: 0.01 };
+    expect(resumeWarnings(parseTrainConfig(base))).toEqual([]);
+    expect(resumeWarnings(parseTrainConfig({ ...base, loss: kl }))[0]).toMatch(/KL reference/);
+    const hf = { worker: { model: "/models/m" }, tasks: "tasks.jsonl", loss: kl };
+    expect(resumeWarnings(parseTrainConfig(hf))).toEqual([]);
   });
 });
