@@ -58,12 +58,58 @@ export class FlatIpIndex {
 }
 
 /**
- * A float32 inner product: summed in double and rounded once. FAISS sums float32 lanes in SIMD
- * order, so a score may differ from its in the last float32 bit (equal vectors still tie).
+ * FAISS's float32 inner product as its x86-64 AVX-512 build computes it (faiss-cpu 1.11, the
+ * version upstream pins; measured bit for bit on random vectors of 3 to 392 dimensions): 16
+ * fused multiply-add lanes over the blocks of 16, the lanes folded to 8 (lane k + lane k+8), one
+ * more 8-lane block if 8 or more values remain, the 8 lanes summed by halving, then the last
+ * values fused-multiply-added one by one. Other builds may round the last bit differently.
  */
 function innerProduct(a: Float32Array, b: Float32Array): number {
-  let s = 0;
   const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) s += a[i]! * b[i]!;
-  return Math.fround(s);
+  const acc = new Array<number>(16).fill(0);
+  let i = 0;
+  for (; i + 16 <= n; i += 16) for (let k = 0; k < 16; k++) acc[k] = fmaF32(a[i + k]!, b[i + k]!, acc[k]!);
+  const lanes = acc.slice(0, 8).map((x, k) => Math.fround(x + acc[k + 8]!));
+  if (i + 8 <= n) {
+    for (let k = 0; k < 8; k++) lanes[k] = fmaF32(a[i + k]!, b[i + k]!, lanes[k]!);
+    i += 8;
+  }
+  for (let width = 4; width >= 1; width /= 2) {
+    for (let k = 0; k < width; k++) lanes[k] = Math.fround(lanes[k]! + lanes[k + width]!);
+  }
+  let sum = lanes[0]!;
+  for (; i < n; i++) sum = fmaF32(a[i]!, b[i]!, sum);
+  return sum;
+}
+
+const F32 = new Float32Array(1);
+const I32 = new Int32Array(F32.buffer);
+
+/** The float32 next to `x` (a float32) towards +∞ or −∞. */
+function stepF32(x: number, up: boolean): number {
+  F32[0] = x;
+  if (x === 0) {
+    I32[0] = 1;
+    return up ? F32[0] : -F32[0];
+  }
+  I32[0] += x > 0 === up ? 1 : -1;
+  return F32[0];
+}
+
+/**
+ * `fmaf(a, b, c)` for float32 operands: the product is exact in a double, the sum's rounding
+ * error is recovered exactly (TwoSum), and a double result lying exactly halfway between two
+ * float32s is resolved by that error, so the result is rounded once, as the hardware does.
+ */
+export function fmaF32(a: number, b: number, c: number): number {
+  const p = a * b;
+  const s = p + c;
+  const bv = s - p;
+  const err = p - (s - bv) + (c - bv);
+  const r = Math.fround(s);
+  if (err === 0 || r === s) return r;
+  const other = stepF32(r, s > r);
+  if (Math.abs(s - r) !== Math.abs(other - s)) return r;
+  // A tie in the double: the exact value lies on the side the error points to.
+  return err > 0 === other > r ? other : r;
 }
