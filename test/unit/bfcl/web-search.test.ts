@@ -107,6 +107,39 @@ describe("WebSearchAPI", () => {
   });
 });
 
+describe("WebSearchAPI against upstream's recorded results", () => {
+  /** Upstream's web_search.py run on canned search answers and pages (kept with the results). */
+  const recorded = JSON.parse(
+    readFileSync(new URL("./upstream-web-search.json", import.meta.url), "utf8"),
+  ) as {
+    canned: {
+      searches: Record<string, unknown>;
+      pages: Record<string, { status: number; reason: string; text: string }>;
+    };
+    calls: Array<{ show_snippet: boolean; call: string; result: string }>;
+  };
+  const { searches, pages } = recorded.canned;
+  const canned: WebSearchService = {
+    search: (keywords) => {
+      const r = searches[keywords] ?? { organic_results: [] };
+      return r === "RAISE" ? Promise.reject(new Error("Connection refused")) : Promise.resolve(r);
+    },
+    fetchPage: (url) => {
+      const p = pages[url];
+      if (!p) return Promise.reject(new Error(`Failed to resolve '${url}'`));
+      return Promise.resolve({ url, status: p.status, statusText: p.reason, text: p.text });
+    },
+  };
+
+  it("returns upstream's result strings for every recorded call", async () => {
+    for (const c of recorded.calls) {
+      const [got] = await session(canned, c.show_snippet).executeAsync([c.call]);
+      expect(got, `${c.call} (show_snippet ${c.show_snippet})`).toBe(c.result);
+    }
+    expect(recorded.calls.length).toBe(32);
+  });
+});
+
 describe("page text", () => {
   /** BeautifulSoup 4's get_text("\n", strip=True) over sample pages, recorded (results only). */
   const recorded = JSON.parse(
