@@ -1,4 +1,5 @@
 import type { ChatModel } from "../core/model.js";
+import { withSamplingSeeds } from "../core/sampling-seeds.js";
 import type { Task } from "../core/task.js";
 import type { Judge } from "../reward/types.js";
 import { realResponder, type EnvFactory } from "../rollout/real-responder.js";
@@ -13,11 +14,12 @@ export function realEnvEvaluator(opts: {
   tasks: Task[];
   envFactory: EnvFactory;
   judge?: Judge;
-  config: Pick<TrainConfig, "limits" | "eval_samples" | "eval_temperature" | "concurrency">;
+  config: Pick<TrainConfig, "limits" | "eval_samples" | "eval_temperature" | "concurrency"> &
+    Partial<Pick<TrainConfig, "seed">>;
 }): Evaluator {
   const { config: c } = opts;
   return {
-    async evaluate(): Promise<EvalMetrics> {
+    async evaluate(step: number): Promise<EvalMetrics> {
       const jobs = groupJobs(opts.tasks, c.eval_samples, {
         policy: opts.policy,
         responder: realResponder(opts.envFactory),
@@ -28,7 +30,21 @@ export function realEnvEvaluator(opts: {
         temperature: c.eval_temperature,
         ...(opts.judge ? { judge: opts.judge } : {}),
       });
-      const eps = await runEpisodes(jobs, { concurrency: c.concurrency });
+      // Seeded per request like the training rollouts (eval_temperature > 0 samples), under a task
+      // key of their own so that an evaluation never replays a training episode's draws.
+      const seed = c.seed;
+      const eps = await runEpisodes(jobs, {
+        concurrency: c.concurrency,
+        ...(seed !== undefined
+          ? {
+              around: (job, run) =>
+                withSamplingSeeds(
+                  { seed, step, task: `eval:${job.task.id}`, sample: job.options.sample ?? 0 },
+                  run,
+                ),
+            }
+          : {}),
+      });
       const live = eps.filter((e) => !e.masked && e.reward !== undefined);
       return {
         success_rate: eps.length ? eps.filter((e) => e.success).length / eps.length : 0,
