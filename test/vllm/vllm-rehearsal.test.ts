@@ -134,4 +134,58 @@ describe("the rehearsal example on two vLLM servers", () => {
       }),
     );
   });
+
+  it("async: the next step's rollouts run on both servers while the trainer updates, one version behind", async () => {
+    const out = join(dir, "run-async");
+    const config = vllmRehearsalConfig(base, urls, {
+      steps: 3,
+      eval_every: 0,
+      checkpoint_every: 3,
+      rollout: {
+        ...vllmRehearsalConfig(base, urls).rollout!,
+        run_name: `${RUN}-async`,
+        max_off_policy_steps: 1,
+        async: true,
+      },
+    });
+    const metrics = await runTrain(config, out);
+    const sync = readJsonl<SyncRecord>(join(out, "rollout-sync.jsonl"));
+    // published before steps 1 and 3 (after step 2's update); step 2 sampled ahead on step 1's version
+    expect(sync.map((r) => [r.step, r.off_policy_steps, r.ready])).toEqual([
+      [1, 0, 2],
+      [2, 1, 0],
+      [3, 0, 2],
+    ]);
+    expect(metrics.map((m) => [m.off_policy!.version, m.off_policy!.steps])).toEqual([
+      [sync[0]!.version, 0],
+      [sync[0]!.version, 1],
+      [sync[2]!.version, 0],
+    ]);
+    expect(sync[2]!.version).not.toBe(sync[0]!.version);
+    // on-policy steps (1 and 3) match token for token; step 2 is one update behind, so the
+    // trainer's probabilities differ from vLLM's there and TIS weighs them, bounded by the cap
+    for (const m of [metrics[0]!, metrics[2]!]) {
+      for (const role of ["act", "rehearse"] as const) {
+        const r = m.ratio[role];
+        if (m.rows[role] === 0 || r === null) continue;
+        expect(Math.abs(Math.log(r.min))).toBeLessThan(TOL);
+        expect(Math.abs(Math.log(r.max))).toBeLessThan(TOL);
+      }
+    }
+    for (const m of metrics) {
+      expect(m.tis).toBeDefined();
+      expect(Number.isFinite(m.tis!.weight_mean)).toBe(true);
+      expect(m.tis!.weight_mean).toBeLessThanOrEqual(2);
+    }
+    console.log(
+      JSON.stringify({
+        rehearsal_on_vllm_async: {
+          sample_s: metrics.map((m) => m.time.sample),
+          train_s: metrics.map((m) => m.time.train),
+          ratio: metrics.map((m) => m.ratio),
+          tis: metrics.map((m) => m.tis),
+        },
+      }),
+    );
+  });
 });
