@@ -241,6 +241,8 @@ export {
   astChecker as bfclAstChecker,
   multiTurnChecker as bfclMultiTurnChecker,
   summarize as bfclSummarize,
+  openAIEmbedder as bfclOpenAIEmbedder,
+  serpApiWebSearch as bfclSerpApiWebSearch,
 } from "./bench/bfcl/index.js";
 export type { BfclCategory, BfclEntry, BfclRun, BfclRunOptions, BfclPolicy } from "./bench/bfcl/index.js";
 export {
@@ -248,6 +250,11 @@ export {
   parseCallList,
   parsePythonLiteral,
   PyRandom,
+} from "./envs/bfcl/index.js";
+export type {
+  BackendServices as BfclBackendServices,
+  Embedder as BfclEmbedder,
+  WebSearchService as BfclWebSearchService,
 } from "./envs/bfcl/index.js";
 export { playTurn } from "./rollout/index.js";
 export type { TurnOutcome } from "./rollout/index.js";

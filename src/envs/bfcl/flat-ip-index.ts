@@ -92,7 +92,7 @@ function stepF32(x: number, up: boolean): number {
     I32[0] = 1;
     return up ? F32[0] : -F32[0];
   }
-  I32[0] += x > 0 === up ? 1 : -1;
+  I32[0] = I32[0]! + (x > 0 === up ? 1 : -1);
   return F32[0];
 }
 

@@ -11,3 +11,6 @@ export type { ParsedCall } from "./python-call-parser.js";
 export { PyFloat, PyTuple, pyEqual, pyRepr, pyType, toPlain, fromPlain } from "./py-value.js";
 export type { PyDict, PyValue } from "./py-value.js";
 export { TRAVEL_TODAY } from "./travel-api.js";
+export type { BackendServices, Embedder, FetchedPage, WebSearchService } from "./services.js";
+export { MemoryVector } from "./memory-vector.js";
+export { WebSearch } from "./web-search.js";
