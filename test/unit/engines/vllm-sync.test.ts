@@ -310,6 +310,14 @@ describe("rollout config", () => {
     expect(c.shared_model).toBe(true);
   });
 
+  it("examples/vllm-gpu.yaml is a valid GPU LoRA config with async rollouts within one step", () => {
+    const dir = join(import.meta.dirname, "../../../examples");
+    const c = loadTrainConfig(join(dir, "vllm-gpu.yaml"));
+    expect(c.worker).toMatchObject({ device: "cuda", dtype: "bfloat16", lora_rank: 32 });
+    expect(c.rollout).toMatchObject({ async: true, max_off_policy_steps: 1, base_model: "qwen3-4b" });
+    expect(c.loss.tis_cap).toBe(2);
+  });
+
   it("derives a run name the worker accepts from the output folder", () => {
     expect(runNameOf("/runs/my run (2)")).toBe("my-run--2-");
     expect(runNameOf("/runs/@@")).toBe("run");
