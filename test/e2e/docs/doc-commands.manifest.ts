@@ -1,5 +1,5 @@
 /**
- * How each command written in README.md and docs/*.md is shown to run. doc-commands.test.ts fails
+ * How each command written in README.md, examples/README.md and docs/*.md is shown to run. doc-commands.test.ts fails
  * on a documented command with no entry here, on an entry whose command is no longer documented,
  * and on an entry whose check fails:
  * - `run`: doc-commands.test.ts runs it as written (the CLI from source; cwd a scratch folder with
@@ -98,6 +98,18 @@ export const DOC_COMMANDS: Record<string, DocCommandEntry> = {
     kind: "script",
     script: "fuzz",
     why: "100k inputs per parser (~70 s); its slow-input threshold is wall-clock",
+  },
+  // examples/README.md: the test runs the example through the CLI shortened to 2 steps, then
+  // --resume's it to a third
+  "npm run build && node dist/cli/main.js train --config examples/rehearsal.yaml --out runs/rehearsal": {
+    kind: "test",
+    test: "test/e2e/train/rehearsal-example.test.ts",
+    as: 'join(root, "examples", "rehearsal.yaml")',
+  },
+  "node dist/cli/main.js train --config examples/rehearsal.yaml --out runs/rehearsal --resume": {
+    kind: "test",
+    test: "test/e2e/train/rehearsal-example.test.ts",
+    as: '...(resume ? ["--resume"] : [])',
   },
   // docs/tasks.md
   "npx envace tasks schema --out task.schema.json": { kind: "run" },

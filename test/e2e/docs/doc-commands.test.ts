@@ -19,7 +19,7 @@ import { commandsInMarkdown, docCommands } from "./extract-commands.js";
 const exec = promisify(execFile);
 
 /**
- * Every command written in README.md and docs/*.md runs as written, or has a test of its own
+ * Every command written in README.md, examples/README.md and docs/*.md runs as written, or has a test of its own
  * (doc-commands.manifest.ts says which, and how each is checked).
  */
 const documented = docCommands(REPO_ROOT);
@@ -40,7 +40,7 @@ function runnable(command: string): { line: string; cwd: string } {
   return m ? { line: cli + command.slice(m[0].length), cwd: scratch } : { line: command, cwd: REPO_ROOT }; // npm scripts are the repository's
 }
 
-describe("commands in README.md and docs/*.md", () => {
+describe("commands in README.md, examples/README.md and docs/*.md", () => {
   it("finds commands in fenced blocks, joining continuations and dropping trailing comments", () => {
     const md =
       "text `envace x`\n```sh\n# envace not this\nenvace a \\\n  --b c   # note\nls\n```\n```\nnpm run d\n```\n";

@@ -28,10 +28,11 @@ export function commandsInMarkdown(markdown: string): string[] {
   return out;
 }
 
-/** Every command of README.md and docs/*.md, in file order. */
+/** Every command of README.md, examples/README.md and docs/*.md, in file order. */
 export function docCommands(repoRoot: string): DocCommand[] {
   const files = [
     "README.md",
+    "examples/README.md",
     ...readdirSync(join(repoRoot, "docs"))
       .filter((f) => f.endsWith(".md"))
       .sort()
