@@ -145,7 +145,8 @@ export class VllmPolicySync {
    * They start only when that version is within `max_off_policy_steps` for k+1: a publish must
    * never race the trainer's update (the weights published would depend on timing). The loop then
    * gets them if it asks for step k+1 with the same tasks (else, e.g. after a restart went back to
-   * an earlier checkpoint, they are dropped and the step is sampled anew).
+   * an earlier checkpoint, they are dropped, once finished, and the step is sampled anew; their
+   * line in rollout-sync.jsonl stays).
    */
   wrap<T, R extends object>(
     sampler: StepSampler<T, R>,
