@@ -173,8 +173,14 @@ describe("MemoryAPI_vector", () => {
     expect(empty.coreMemoryForContext()).toBe("{}");
   });
 
-  it("refuses to run without an embedding service", () => {
+  it("refuses to run without an embedding service, or through the synchronous executor", () => {
     expect(() => new BackendSession(dict([]), ["MemoryAPI_vector"], false)).toThrow(/embedding service/);
+    // A method that awaits a service cannot answer synchronously: a caller bug, not a tool error.
+    expect(() => open(countingEmbedder()).execute(["core_memory_add(text='x')"])).toThrow(/executeAsync/);
+    // Binding errors need no service and still read as Python's.
+    expect(open(countingEmbedder()).execute(["core_memory_add()"])).toEqual([
+      "Error during execution: MemoryAPI_vector.core_memory_add() missing 1 required positional argument: 'text'",
+    ]);
   });
 
   it("answers upstream's recorded calls with its results, byte for byte", async () => {
