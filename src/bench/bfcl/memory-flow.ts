@@ -5,14 +5,14 @@ import type { BfclCategory } from "./categories.js";
 import { loadMemoryPrereqs, type BfclEntry } from "./load.js";
 import type { BfclModel } from "./model-handler.js";
 import type { BackendServices } from "../../envs/bfcl/services.js";
-import { converseFC } from "./agentic-conversation.js";
+import { converse as converseAgentic } from "./agentic-conversation.js";
 
 /**
  * The memory categories (upstream's agentic `memory_*`): per scenario the model first goes
  * through the prerequisite conversations, filling its memory through the memory tools (each
  * conversation starts from the memory the previous one left, as upstream's snapshot files carry
  * it); then each question starts from the final memory, and its last message that is not a tool
- * call is checked for the answer. FC mode.
+ * call is checked for the answer. FC or prompting mode (`agentic-conversation.ts`).
  */
 const SCENARIO_SETTINGS: Record<string, string> = {
   student:
@@ -73,7 +73,7 @@ async function converse(
   const session = new BackendSession(config, entry.involved_classes!, false, undefined, services);
   const memory = session.instances.get(entry.involved_classes![0]!) as unknown as MemoryBackend;
   const system = memorySystemPrompt(entry.category, scenario, memory.coreMemoryForContext());
-  const texts = await converseFC(model, entry, session, system);
+  const texts = await converseAgentic(model, entry, session, system);
   return { texts, snapshot: memory.snapshot() };
 }
 

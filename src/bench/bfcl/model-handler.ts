@@ -189,7 +189,20 @@ export async function inferSingleTurn(model: BfclModel, entry: BfclEntry): Promi
   return language === "python" ? decodeAstPrompting(reply) : decodeJavaJsPrompting(reply, language);
 }
 
-function withSystemPrompt(messages: Msg[], functions: PyDict[]): Msg[] {
+/** Prompting mode's tool results: one user message holding the Python repr of `{role, name, content}` dicts. */
+export function toolResultsMessage(calls: string[], results: string[]): Msg {
+  const toolResults = calls.map((name, i) => {
+    const d = newDict();
+    d.role = "tool";
+    d.name = name;
+    d.content = results[i]!;
+    return d;
+  });
+  return { role: "user", content: pyRepr(toolResults) };
+}
+
+/** Upstream's `system_prompt_pre_processing_chat_model`: the default system prompt goes first. */
+export function withSystemPrompt(messages: Msg[], functions: PyDict[]): Msg[] {
   const system = defaultSystemPrompt(functions);
   if (messages[0]?.role === "system") {
     return [{ role: "system", content: `${system}\n\n${String(messages[0].content)}` }, ...messages.slice(1)];
@@ -272,14 +285,7 @@ export async function inferMultiTurn(
           messages.push({ role: "tool", tool_call_id: c.id, content: results[i] ?? "" }),
         );
       } else {
-        const toolResults = calls.map((name, i) => {
-          const d = newDict();
-          d.role = "tool";
-          d.name = name;
-          d.content = results[i]!;
-          return d;
-        });
-        messages.push({ role: "user", content: pyRepr(toolResults) });
+        messages.push(toolResultsMessage(calls, results));
       }
       count++;
       if (count > maxSteps) {

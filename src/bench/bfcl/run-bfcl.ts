@@ -120,7 +120,6 @@ function unsupported(
   if (isAgentic(category)) {
     // Gold and replayed answers are checked as text: no backend runs, so no service is needed.
     if (policy.kind !== "model") return undefined;
-    if (policy.model.mode !== "fc") return "the agentic categories run in FC mode only";
     if (category === "memory_vector" && !services.embedder) {
       return "needs an embedding service: --embedding-endpoint URL [--embedding-model NAME] (upstream embeds with all-MiniLM-L6-v2)";
     }

@@ -1,14 +1,14 @@
 import { BackendSession } from "../../envs/bfcl/executor.js";
 import { newDict } from "../../envs/bfcl/py-value.js";
 import type { BackendServices } from "../../envs/bfcl/services.js";
-import { converseFC } from "./agentic-conversation.js";
+import { converse } from "./agentic-conversation.js";
 import type { BfclEntry } from "./load.js";
 import type { BfclModel } from "./model-handler.js";
 
 /**
  * The web-search categories: the model searches and reads pages through the user's search
  * service until it answers; its last message that is not a tool call is checked for the answer.
- * FC mode. Returns "" when it never answered.
+ * FC or prompting mode. Returns "" when it never answered.
  */
 export async function answerWebSearchQuestion(
   model: BfclModel,
@@ -22,6 +22,6 @@ export async function answerWebSearchQuestion(
     undefined,
     services,
   );
-  const texts = await converseFC(model, entry, session);
+  const texts = await converse(model, entry, session);
   return texts[texts.length - 1] ?? "";
 }

@@ -149,3 +149,81 @@ describe("agentic categories that call a service", () => {
     ]);
   });
 });
+
+describe("agentic categories in prompting mode", () => {
+  it("memory: Python-call replies fill the memory; the reply that is not a call is the answer", async () => {
+    const server = await startServer({
+      handler: (body: MockChatBody) => {
+        const last = lastMessage(body);
+        const content = String(last.content ?? "");
+        // Tool results come back as a user message holding their Python repr.
+        if (content.startsWith("[{'role': 'tool'")) {
+          const value = /"value": "(\w+)"/.exec(content);
+          return value ? `{'answer': '${value[1]}', 'context': 'memory'}` : "Noted.";
+        }
+        if (content.includes("My name is Michael"))
+          return "[core_memory_add(key='first_name', value='Michael')]";
+        if (content === "What is my first name?") return "[core_memory_retrieve(key='first_name')]";
+        return "Okay.";
+      },
+    });
+    const summary = await bfclBenchRunner().run({
+      variant: "memory_kv",
+      endpoint: server.baseURL,
+      model: "m",
+      bfclMode: "prompting",
+      limit: 1,
+      trials: 1,
+      concurrency: 1,
+    } as Parameters<ReturnType<typeof bfclBenchRunner>["run"]>[0]);
+    expect(summary.results).toEqual([{ id: "memory_kv_0-customer-0", valid: true }]);
+    // Upstream's order: the default system prompt (with the docs), the memory prompt, the answer format.
+    const question = server.requests.find((r) =>
+      r.body.messages.some((m) => m.content === "What is my first name?"),
+    )!;
+    const system = String(question.body.messages[0]!.content);
+    expect(system).toMatch(/^You are an expert in composing functions\./);
+    expect(system.indexOf('"name": "core_memory_add"')).toBeLessThan(
+      system.indexOf('"first_name": "Michael"'),
+    );
+    expect(system.indexOf('"first_name": "Michael"')).toBeLessThan(
+      system.indexOf("For your final answer to the user"),
+    );
+    expect(question.body.tools).toBeUndefined();
+  });
+
+  it("web search: a search and a fetch as Python calls, then the answer", async () => {
+    const search = await startSearchServer({
+      documents: [
+        {
+          name: "p",
+          title: "Richest in China",
+          snippet: "Forbes",
+          html: "<p>The richest is Zhang Yiming.</p>",
+        },
+      ],
+    });
+    services.push(search);
+    const server = await startServer({
+      handler: (body: MockChatBody) => {
+        const content = String(lastMessage(body).content ?? "");
+        if (!content.startsWith("[{'role': 'tool'")) return "[search_engine_query(keywords='richest china')]";
+        const href = /'href': '([^']+)'/.exec(content);
+        if (href) return `[fetch_url_content(url='${href[1]}', mode='truncate')]`;
+        return `{'answer': '${/richest is ([\w ]+)\./.exec(content)?.[1] ?? "I do not know"}'}`;
+      },
+    });
+    const summary = await bfclBenchRunner().run({
+      variant: "web_search_base",
+      endpoint: server.baseURL,
+      model: "m",
+      bfclMode: "prompting",
+      searchEndpoint: search.searchURL,
+      limit: 1,
+      trials: 1,
+      concurrency: 1,
+    } as Parameters<ReturnType<typeof bfclBenchRunner>["run"]>[0]);
+    expect(summary.results).toEqual([{ id: "web_search_base_0", valid: true }]);
+    expect(server.requests).toHaveLength(3);
+  });
+});
