@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import "../../src/envs/toolworld/register.js"; // the examples' tasks: `generator: toolworld`
 import { loadTrainConfig, type TrainConfig } from "../../src/train/config.js";
@@ -15,8 +15,9 @@ const EXAMPLES = resolve(import.meta.dirname, "..", "..", "examples");
 
 /**
  * Trains the rehearsal example's SFT warm-up (and its first, cheap step) under `dir` and returns a
- * copy of the step-0 model without the optimizer state: vLLM loads every `*.safetensors` of a
- * model folder and refuses `trainer_state.safetensors` ("no module or parameter named 'rng'").
+ * copy of the step-0 model folder, as the example's instructions make it. vLLM loads it as it is:
+ * it loads every top-level `*.safetensors` of a model folder, and the worker keeps its optimizer
+ * state in the `trainer_state/` subfolder.
  */
 export async function rehearsalBase(dir: string, onLog?: (line: string) => void): Promise<string> {
   const base = join(dir, "base");
@@ -33,7 +34,6 @@ export async function rehearsalBase(dir: string, onLog?: (line: string) => void)
     },
   );
   cpSync(join(out, "checkpoints", "step-0", "model"), base, { recursive: true });
-  for (const f of readdirSync(base)) if (f.startsWith("trainer_state.")) rmSync(join(base, f));
   return base;
 }
 

@@ -66,7 +66,7 @@ POST /v1/train/optim_step {lr, weight_decay=0, max_grad_norm?, betas=[0.9,0.999]
 POST /v1/train/zero_grad {} -> {step}
 POST /v1/train/save {path, optimizer=true} -> {path, step, optimizer}
      HF save_pretrained layout (a PEFT adapter directory under LoRA) + tokenizer, and with optimizer
-     trainer_state.safetensors + trainer_state.json (AdamW state, step, RNG state) for bit-exact
+     trainer_state/{tensors.safetensors,state.json} (AdamW state, step, RNG state) for bit-exact
      resume. Never a pickle (trainer_state.py).
 POST /v1/train/load {path, optimizer=true} -> {path, step, optimizer}   (404 if path is missing)
      Atomic: everything is read and validated first; a failed load (400) changes nothing.

@@ -1,7 +1,12 @@
 """Trainer state on disk without pickle: AdamW state, step and RNG state as
-`trainer_state.safetensors` (every tensor) plus `trainer_state.json` (everything else, with the
-tensors named by key). A pickle is a program (HF moved to safetensors for that reason); nothing
-read here can run code.
+`trainer_state/tensors.safetensors` (every tensor) plus `trainer_state/state.json` (everything else,
+with the tensors named by key). A pickle is a program (HF moved to safetensors for that reason);
+nothing read here can run code.
+
+The state lives in a subfolder so that the checkpoint's model folder is what an inference engine
+loads as it is: vLLM loads every `*.safetensors` at a model folder's top level and refuses a
+trainer-state file there ("no module or parameter named 'rng'"). Checkpoints written with the
+state at the top level (`trainer_state.safetensors` + `trainer_state.json`) still load.
 
 Checkpoints written before this format hold `trainer_state.pt` (a pickle). They still load, through
 `torch.load(weights_only=True)`, whose unpickler builds only tensors and plain containers and
@@ -22,8 +27,10 @@ import torch
 
 from .errors import BadRequest
 
-TENSORS_FILE = "trainer_state.safetensors"
-JSON_FILE = "trainer_state.json"
+STATE_DIR = "trainer_state"
+TENSORS_FILE = f"{STATE_DIR}/tensors.safetensors"
+JSON_FILE = f"{STATE_DIR}/state.json"
+TOP_LEVEL = ("trainer_state.safetensors", "trainer_state.json")   # the layout before STATE_DIR
 LEGACY_FILE = "trainer_state.pt"
 FORMAT = "envace-trainer-state/1"
 
@@ -37,7 +44,7 @@ class TrainerState:
 
 
 def exists(path: str) -> bool:
-    return os.path.exists(os.path.join(path, JSON_FILE)) or os.path.exists(os.path.join(path, LEGACY_FILE))
+    return any(os.path.exists(os.path.join(path, f)) for f in (JSON_FILE, TOP_LEVEL[1], LEGACY_FILE))
 
 
 def write(path: str, optimizer: dict, step: int, torch_rng: torch.Tensor, python_rng: tuple) -> None:
@@ -60,6 +67,7 @@ def write(path: str, optimizer: dict, step: int, torch_rng: torch.Tensor, python
             "rng_python": [python_rng[0], list(python_rng[1]), python_rng[2]]}
     # the JSON is written last: a directory with it names a complete state (a kill during save
     # leaves no JSON, and `exists` says no state)
+    os.makedirs(os.path.join(path, STATE_DIR), exist_ok=True)
     save_file(tensors, os.path.join(path, TENSORS_FILE))
     tmp = os.path.join(path, JSON_FILE + ".tmp")
     with open(tmp, "w") as f:
@@ -71,7 +79,9 @@ def read(path: str, param_shapes: dict) -> TrainerState:
     """Reads and validates the state at `path` against the trainable parameters' names and shapes.
     Raises BadRequest (naming what is wrong) and changes nothing."""
     if os.path.exists(os.path.join(path, JSON_FILE)):
-        st = _read_current(path)
+        st = _read_current(path, TENSORS_FILE, JSON_FILE)
+    elif os.path.exists(os.path.join(path, TOP_LEVEL[1])):
+        st = _read_current(path, *TOP_LEVEL)
     elif os.path.exists(os.path.join(path, LEGACY_FILE)):
         st = _read_legacy(path)
     else:
@@ -80,22 +90,22 @@ def read(path: str, param_shapes: dict) -> TrainerState:
     return st
 
 
-def _read_current(path: str) -> TrainerState:
+def _read_current(path: str, tensors_file: str, json_file: str) -> TrainerState:
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 
     try:
-        with open(os.path.join(path, JSON_FILE)) as f:
+        with open(os.path.join(path, json_file)) as f:
             meta = json.load(f)
-        tensors = load_file(os.path.join(path, TENSORS_FILE))
+        tensors = load_file(os.path.join(path, tensors_file))
     except (OSError, ValueError, RecursionError, SafetensorError) as e:
         raise BadRequest(f"unreadable trainer state in {path}: {type(e).__name__}: {e}", code="load_failed") from e
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise BadRequest(f"{path}/{JSON_FILE} is not {FORMAT}", code="load_failed")
+        raise BadRequest(f"{path}/{json_file} is not {FORMAT}", code="load_failed")
 
     def tensor(ref):
         if ref not in tensors:
-            raise BadRequest(f"{path}/{JSON_FILE} names tensor {ref!r}, which {TENSORS_FILE} lacks", code="load_failed")
+            raise BadRequest(f"{path}/{json_file} names tensor {ref!r}, which {tensors_file} lacks", code="load_failed")
         return tensors[ref]
 
     try:
@@ -109,7 +119,7 @@ def _read_current(path: str) -> TrainerState:
     except BadRequest:
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise BadRequest(f"malformed {path}/{JSON_FILE}: {type(e).__name__}: {e}", code="load_failed") from e
+        raise BadRequest(f"malformed {path}/{json_file}: {type(e).__name__}: {e}", code="load_failed") from e
 
 
 def _read_legacy(path: str) -> TrainerState:
@@ -123,7 +133,7 @@ def _read_legacy(path: str) -> TrainerState:
             f"refused {file}: it is a pickle that torch's weights-only loader will not read safely "
             f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}). Nothing in it was run. "
             "If you trust the file, re-save the checkpoint with a current envace worker (load it there with "
-            "optimizer: false, or convert it yourself into trainer_state.safetensors + trainer_state.json).",
+            "optimizer: false, or convert it yourself into trainer_state/tensors.safetensors + trainer_state/state.json).",
             code="unsafe_checkpoint") from e
     try:
         return TrainerState(st["optimizer"], st["step"], st["rng"]["torch"], st["rng"]["python"])

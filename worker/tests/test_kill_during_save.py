@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from envace_worker import trainer_state
 from envace_worker.trainer import Trainer
 
 # Trains one step, saves, says so, then keeps stepping and saving into the same directory.
@@ -48,7 +49,7 @@ def test_a_checkpoint_survives_kill_9_during_save(tiny_dir, make_host, tmp_path,
         if proc.poll() is None:
             proc.kill()
     meta = json.loads((ck / "envace_worker.json").read_text())
-    state = json.loads((ck / "trainer_state.json").read_text())
+    state = json.loads((ck / trainer_state.JSON_FILE).read_text())
     assert meta["step"] == state["step"] >= 1
     tr = Trainer(make_host(kl_reference=False))
     tr.check_loadable(str(ck), True)

@@ -94,12 +94,36 @@ def test_an_old_pickled_state_with_plain_data_still_loads(served, tmp_path):
     assert r.status_code == 200 and r.json()["step"] == 7, r.text
 
 
+def test_a_checkpoint_with_the_state_at_the_top_level_still_loads(served, tmp_path):
+    """The layout before trainer_state/: trainer_state.safetensors + trainer_state.json beside the model."""
+    client, w = served()
+    _train_one_step(client)
+    assert client.post("/v1/train/save", json={"path": "ck"}).status_code == 200
+    from envace_worker import trainer_state
+
+    ck = tmp_path / "root" / "ck"
+    os.rename(ck / trainer_state.TENSORS_FILE, ck / "trainer_state.safetensors")
+    os.rename(ck / trainer_state.JSON_FILE, ck / "trainer_state.json")
+    os.rmdir(ck / trainer_state.STATE_DIR)
+    saved = _snapshot(w)
+    client.post("/v1/train/forward_backward", json={"sequences": [{"token_ids": [7, 8, 9], "loss_mask": [0, 1, 1]}]})
+    client.post("/v1/train/optim_step", json={"lr": 1e-2})
+    r = client.post("/v1/train/load", json={"path": "ck"})
+    assert r.status_code == 200 and r.json()["step"] == 1, r.text
+    assert _same(saved, _snapshot(w))
+
+
 def test_save_writes_no_pickle_and_round_trips(served, tmp_path):
     client, w = served()
     _train_one_step(client)
     assert client.post("/v1/train/save", json={"path": "ck"}).json() == {"path": "ck", "step": 1, "optimizer": True}
-    files = set(os.listdir(tmp_path / "root" / "ck"))
-    assert {"trainer_state.safetensors", "trainer_state.json", "model.safetensors"} <= files
+    from envace_worker import trainer_state
+
+    ck = tmp_path / "root" / "ck"
+    files = set(os.listdir(ck))
+    assert (ck / trainer_state.TENSORS_FILE).is_file() and (ck / trainer_state.JSON_FILE).is_file()
+    # the model folder is what vLLM serves as it is: the only top-level safetensors are the model's
+    assert {f for f in files if f.endswith(".safetensors")} == {"model.safetensors"}
     assert not any(f.endswith((".pt", ".bin", ".pkl")) for f in files)
     saved = _snapshot(w)
     _train_one_step(client) if False else None
@@ -155,8 +179,10 @@ def test_token_host_and_origin_are_required(served, tmp_path):
 
 
 def _corrupt(ck, how):
+    from envace_worker import trainer_state
+
     if how == "truncated_state":
-        f = ck / "trainer_state.safetensors"
+        f = ck / trainer_state.TENSORS_FILE
         f.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
     elif how == "truncated_weights":
         f = ck / "model.safetensors"
@@ -171,12 +197,12 @@ def _corrupt(ck, how):
     elif how == "wrong_shape_state":
         from safetensors.torch import load_file, save_file
 
-        t = load_file(ck / "trainer_state.safetensors")
+        t = load_file(ck / trainer_state.TENSORS_FILE)
         k = next(k for k in t if k != "rng.torch" and t[k].dim() == 2)
         t[k] = torch.zeros(t[k].shape[0] + 1, t[k].shape[1])
-        save_file(t, ck / "trainer_state.safetensors")
+        save_file(t, ck / trainer_state.TENSORS_FILE)
     elif how == "garbage_json":
-        (ck / "trainer_state.json").write_text('{"format": "envace-trainer-state/1", "step": -3}')
+        (ck / trainer_state.JSON_FILE).write_text('{"format": "envace-trainer-state/1", "step": -3}')
 
 
 @pytest.mark.parametrize("how", ["truncated_state", "truncated_weights", "wrong_shape_weights",
@@ -332,7 +358,7 @@ def test_save_into_the_root_itself_is_refused_and_a_resave_replaces_whole(served
     (tmp_path / "root" / "ck" / "trainer_state.pt").write_bytes(b"stale")   # from some older save
     assert client.post("/v1/train/save", json={"path": "ck", "optimizer": False}).status_code == 200
     files = set(os.listdir(tmp_path / "root" / "ck"))
-    assert "trainer_state.pt" not in files and "trainer_state.json" not in files   # nothing stale survives
+    assert "trainer_state.pt" not in files and "trainer_state" not in files   # nothing stale survives
     assert sorted(os.listdir(tmp_path / "root")) == ["ck"]   # no temporary directories left
 
 

@@ -82,7 +82,7 @@ const metricLines = (out: string): StepMetrics[] =>
 
 /** Digests of the final checkpoint's weights and optimizer state (AdamW moments, step, torch RNG). */
 const finalState = (out: string) =>
-  ["model.safetensors", "trainer_state.safetensors"].map((f) =>
+  ["model.safetensors", "trainer_state/tensors.safetensors"].map((f) =>
     createHash("sha256")
       .update(readFileSync(join(out, "checkpoints", "step-3", "model", f)))
       .digest("hex"),
