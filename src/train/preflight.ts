@@ -22,7 +22,9 @@ const ids = (ts: readonly Task[]) =>
  * wrong (some tasks without checklists, one role with no SFT examples).
  */
 export function preflightTrain(
-  c: Pick<TrainConfig, "mode" | "judge" | "sft" | "rehearsal_prompt" | "roles">,
+  c: Pick<TrainConfig, "mode" | "judge" | "sft" | "rehearsal_prompt" | "roles"> & {
+    loss?: Pick<TrainConfig["loss"], "kl_coef">;
+  },
   tasks: readonly Task[],
   evalTasks: readonly Task[],
 ): { warnings: string[] } {
@@ -67,6 +69,15 @@ export function preflightTrain(
       );
     }
     for (const r of empty) warnings.push(`sft: 0 examples for the ${r} role`);
+    // The worker's KL reference is the model it started with (a frozen copy, or the base under LoRA):
+    // an SFT warm-up in the same run does not move it, so the KL pulls toward the pre-SFT model.
+    if ((c.loss?.kl_coef ?? 0) > 0) {
+      warnings.push(
+        "loss.kl_coef > 0 with an sft warm-up: the KL reference is the model before SFT (the worker's " +
+          "starting weights), not the SFT result; to anchor to the SFT model, run SFT first and start " +
+          "the RL run from its checkpoint (worker.model: RUN/checkpoints/step-0/model, full fine-tuning)",
+      );
+    }
   }
   if (ROLES.every((r) => c.roles[r] === "frozen")) throw refuse("both roles are frozen: nothing to train");
   return { warnings };

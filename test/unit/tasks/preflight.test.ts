@@ -53,6 +53,17 @@ describe("preflightTrain", () => {
       "sft: 0 examples for the rehearse role",
     ]);
   });
+
+  it("warns that a KL term after an in-run SFT warm-up anchors to the pre-SFT model", () => {
+    const sft = { epochs: 1, lr: 1e-4, batch_size: 1, roles: ["act"] as ("act" | "rehearse")[] };
+    const kl = (kl_coef: number) =>
+      preflightTrain({ ...base, sft, loss: { kl_coef } }, [task("a", traced)], []);
+    expect(kl(0.1).warnings).toEqual([
+      expect.stringMatching(/kl_coef > 0 with an sft warm-up: .*model before SFT/),
+    ]);
+    expect(kl(0).warnings).toEqual([]);
+    expect(preflightTrain({ ...base, loss: { kl_coef: 0.1 } }, [task("a", traced)], []).warnings).toEqual([]);
+  });
 });
 
 describe("stepWarnings", () => {
