@@ -1,3 +1,5 @@
+import type { PastAgentHabits } from "../envs/toolworld/index.js";
+
 /**
  * The demo's scenario (issue 5): executable environments are scarce. Of the three training
  * domains only `shop` has its environment during training; `bank` and `calendar` exist only as
@@ -14,6 +16,8 @@ export const EVAL_SPLITS: readonly EvalSplit[] = ["env_domain", "envless", "held
 
 /** Sizes of one demo run; `quick` is the same pipeline, smaller, for CI and a first look. */
 export interface DemoPlan {
+  /** The past agent's habits in the SFT logs, if not `PAST_AGENT_HABITS` (experiments). */
+  pastAgentHabits?: PastAgentHabits;
   /** Tiny model size (worker `--init tiny --size`). */
   size: "xs" | "s" | "m";
   trainTasksPerDomain: number;

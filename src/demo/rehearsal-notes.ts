@@ -1,6 +1,6 @@
 import type { Message } from "../core/messages.js";
 import type { Task } from "../core/task.js";
-import { pastAgentRun, type GoldRun } from "../envs/toolworld/index.js";
+import { pastAgentRun, type GoldRun, type PastAgentHabits } from "../envs/toolworld/index.js";
 import type { ToolCallRecord } from "../rollout/types.js";
 import { digestAttempts } from "../testtime/digest.js";
 import { memoryNote, withMemory } from "../testtime/memory-view.js";
@@ -31,10 +31,11 @@ export function withLoggedNote(
   task: Task,
   run: GoldRun,
   rand: () => number,
+  habits?: PastAgentHabits,
 ): Message[] {
   const attempts = [run];
   if (rand() < 0.5) {
-    const other = pastAgentRun(task, rand);
+    const other = pastAgentRun(task, rand, habits);
     if (rand() < 0.5) attempts.push(other);
     else attempts.unshift(other);
   }

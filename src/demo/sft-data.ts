@@ -5,6 +5,7 @@ import {
   pastAgentRun,
   toolworldResultValue,
   type GoldRun,
+  type PastAgentHabits,
   type PastAgentRun,
 } from "../envs/toolworld/index.js";
 import { goldRunSftExamples } from "../train/gold-sft.js";
@@ -33,7 +34,7 @@ function callKey(e: Pick<Example, "name" | "arguments">): string {
 export function demoSftExamples(
   tasks: readonly Task[],
   seed: number,
-  opts: { rehearsePerTask?: number; lentPerTask?: number; noteShare?: number } = {},
+  opts: { rehearsePerTask?: number; lentPerTask?: number; noteShare?: number; habits?: PastAgentHabits } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
   const lentPerTask = opts.lentPerTask ?? DEMO_LENT_REHEARSE_PER_TASK;
@@ -44,13 +45,13 @@ export function demoSftExamples(
   const rand = mulberry32(seed);
   let flawedTraces = 0;
   for (const task of tasks) {
-    const run: PastAgentRun = pastAgentRun(task, rand);
+    const run: PastAgentRun = pastAgentRun(task, rand, opts.habits);
     if (run.flaws.length > 0) flawedTraces++;
     const gold = goldRunSftExamples(task, run, { roles: ["act", "rehearse"], variant: "compact" });
     const withNote = task.user_turns.length === 1 && rand() < noteShare;
     act.push(
       ...gold.act.map((ex) => {
-        const messages = withNote ? withLoggedNote(ex.messages, task, run, rand) : ex.messages;
+        const messages = withNote ? withLoggedNote(ex.messages, task, run, rand, opts.habits) : ex.messages;
         return { messages: withToolIndex(messages, task.tools), targets: ex.targets };
       }),
     );

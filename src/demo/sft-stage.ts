@@ -69,7 +69,7 @@ export async function sftCheckpoint(
   onProgress: (p: SftProgress) => void = () => {},
 ): Promise<SftStageResult> {
   const trainTasks = Object.values(data.train).flat();
-  const sft = demoSftExamples(trainTasks, seed);
+  const sft = demoSftExamples(trainTasks, seed, plan.pastAgentHabits ? { habits: plan.pastAgentHabits } : {});
   const key = sftCacheKey(plan, seed, data, sft);
   const dir = resolve(cacheRoot, `sft-${key}`);
   const counts = { act: sft.act.length, rehearse: sft.rehearse.length };

@@ -131,6 +131,13 @@ describe("demo rehearsals name the world", () => {
     for (const seeds of byTenant.values()) expect(seeds.size).toBe(1);
   });
 
+  it("takes the past agent's habits from the plan when given (none: no flawed trace; every key at 1: most flawed)", () => {
+    const none = { forbidden_write: 0, stop_early: 0, skip_lookup: 0, wrong_fact: 0, similar_id: 0 };
+    expect(demoSftExamples(tasks, 5, { habits: none }).flawedTraces).toBe(0);
+    const all = { forbidden_write: 1, stop_early: 1, skip_lookup: 1, wrong_fact: 1, similar_id: 1 };
+    expect(demoSftExamples(tasks, 5, { habits: all }).flawedTraces).toBeGreaterThan(tasks.length * 0.8);
+  });
+
   it("the SFT cache key changes with the data recipe, and only with it", () => {
     const key = sftCacheKey(QUICK_PLAN, 5, data, sft);
     expect(sftCacheKey(QUICK_PLAN, 5, data, demoSftExamples(tasks, 5))).toBe(key);
