@@ -2,29 +2,18 @@
  * `envace eval --bench vita:*` end to end: the CLI, the task files in ../shared/data, the ported
  * tools, the rubric judge and the LLM roles against mock OpenAI-compatible servers.
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { envaceAsync } from "../../cli.js";
 import { mockServersClosedAfterEach } from "../../mock-servers.js";
 import type { MockChatBody } from "../../../src/testing/index.js";
 
 const startServer = mockServersClosedAfterEach();
 
-function envace(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn("npx", ["tsx", "src/cli/main.ts", "eval", ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    p.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    p.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const envace = (...args: string[]) => envaceAsync("eval", ...args);
 
 interface Summary {
   bench: string;

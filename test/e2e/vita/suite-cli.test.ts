@@ -1,26 +1,17 @@
 /** `envace eval --suite paper`: every part runs through the CLI's registry; what cannot run is listed. */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { envaceAsync as runAsync } from "../../cli.js";
 import { mockServersClosedAfterEach } from "../../mock-servers.js";
 import type { MockChatBody } from "../../../src/testing/index.js";
 
 const startServer = mockServersClosedAfterEach();
 
 /** As `envace` below, without blocking this process (a mock server here must answer). */
-const envaceAsync = (...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-  new Promise((done) => {
-    const p = spawn("npx", ["tsx", "src/cli/main.ts", "eval", ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    p.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    p.on("close", (code) => done({ code, stdout, stderr }));
-  });
+const envaceAsync = (...args: string[]) => runAsync("eval", ...args);
 
 const envace = (...args: string[]) => {
   const r = spawnSync("npx", ["tsx", "src/cli/main.ts", "eval", ...args], {

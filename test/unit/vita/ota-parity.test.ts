@@ -8,28 +8,19 @@
  * typed arguments (fixtures/generate_ota_random_calls.py).
  */
 import { readFileSync } from "node:fs";
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { DOMAIN_TOOLS, VitaEnvironment } from "../../../src/envs/vita/environment.js";
 import { OTA_TOOLS } from "../../../src/envs/vita/tools-ota.js";
 import { parsePy, type PyValue } from "../../../src/envs/vita/py-value.js";
+import { expectUpstreamReplay, type FixtureClock, type UpstreamRun } from "./upstream-replay.js";
 
 const SYNTHETIC = new URL("fixtures/synthetic/vitabench/", import.meta.url);
 
-interface Step {
-  name: string;
-  arguments: Record<string, unknown>;
-  error: boolean;
-  result?: string;
-  result_sha256?: string;
-}
 interface Fixture {
-  clock: { start: number; step: number };
+  clock: FixtureClock;
   synthetic: boolean;
-  tasks: { task_id: string; steps: Step[]; db_hash: string; db_dump_sha256: string }[];
+  tasks: (UpstreamRun & { task_id: string })[];
 }
-
-const sha = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
 for (const domain of ["ota", "cross_domain"] as const) {
   describe(`VitaBench ${domain} tools match upstream (synthetic states)`, () => {
@@ -66,19 +57,7 @@ for (const domain of ["ota", "cross_domain"] as const) {
         it(`task ${expected.task_id}, ${what}: ${expected.steps.length} calls`, () => {
           const task = tasks.find((t) => t.get("id") === expected.task_id);
           expect(task).toBeDefined();
-          let k = 0;
-          const clock = () => fx.clock.start + k++ * fx.clock.step;
-          const env = new VitaEnvironment(domain, task!.get("environment") as PyValue, { clock });
-          expected.steps.forEach((step, i) => {
-            const r = env.callSync({ id: `c${i}`, name: step.name, arguments: step.arguments });
-            const text = r.ok ? r.content : `Error: ${r.error.message}`;
-            const where = `step ${i} ${step.name}(${JSON.stringify(step.arguments)})`;
-            expect(!r.ok, where).toBe(step.error);
-            if (step.result !== undefined) expect(text, where).toBe(step.result);
-            else expect(sha(text), `${where}: ${text.slice(0, 300)}`).toBe(step.result_sha256);
-          });
-          expect(env.hash()).toBe(expected.db_hash);
-          expect(sha(env.dumpJsonSorted())).toBe(expected.db_dump_sha256);
+          expectUpstreamReplay(domain, task!.get("environment") as PyValue, fx.clock, expected);
         });
       }
     }

@@ -5,28 +5,19 @@
  * (the delivery and in-store sequences of generate_fixtures.py, their follow-ups, mixed OTA calls).
  */
 import { readFileSync } from "node:fs";
-import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
-import { VitaEnvironment } from "../../../src/envs/vita/environment.js";
+import { describe, it } from "vitest";
 import { parsePy, type PyValue } from "../../../src/envs/vita/py-value.js";
+import { expectUpstreamReplay, type FixtureClock, type UpstreamRun } from "./upstream-replay.js";
 
 const DATA = new URL("../../../../shared/data/vitabench/", import.meta.url);
 const SYNTHETIC = new URL("fixtures/synthetic/vitabench/", import.meta.url);
 
-interface Step {
-  name: string;
-  arguments: Record<string, unknown>;
-  error: boolean;
-  result?: string;
-  result_sha256?: string;
-}
 interface Fixture {
-  clock: { start: number; step: number };
-  pairs: { delivery: string; instore: string; steps: Step[]; db_hash: string; db_dump_sha256: string }[];
+  clock: FixtureClock;
+  pairs: (UpstreamRun & { delivery: string; instore: string })[];
 }
 
 type Env = Map<string, PyValue>;
-const sha = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 const read = (url: URL) => parsePy(readFileSync(url, "utf8")) as Env[];
 const envOf = (task: Env | undefined) => task?.get("environment") as Env;
 const orDict = (v: PyValue | undefined): Env => (v instanceof Map ? v : new Map());
@@ -60,19 +51,7 @@ describe("VitaBench cross-domain union on real delivery and in-store states matc
     it(`delivery ${pair.delivery} + in-store ${pair.instore} + synthetic OTA: ${pair.steps.length} calls`, () => {
       const d = envOf(deliveries.find((t) => t.get("id") === pair.delivery));
       const i = envOf(instores.find((t) => t.get("id") === pair.instore));
-      let k = 0;
-      const clock = () => fixture.clock.start + k++ * fixture.clock.step;
-      const env = new VitaEnvironment("cross_domain", merge(d, i, ota), { clock });
-      pair.steps.forEach((step, n) => {
-        const r = env.callSync({ id: `c${n}`, name: step.name, arguments: step.arguments });
-        const text = r.ok ? r.content : `Error: ${r.error.message}`;
-        const where = `step ${n} ${step.name}(${JSON.stringify(step.arguments)})`;
-        expect(!r.ok, where).toBe(step.error);
-        if (step.result !== undefined) expect(text, where).toBe(step.result);
-        else expect(sha(text), `${where}: ${text.slice(0, 300)}`).toBe(step.result_sha256);
-      });
-      expect(env.hash()).toBe(pair.db_hash);
-      expect(sha(env.dumpJsonSorted())).toBe(pair.db_dump_sha256);
+      expectUpstreamReplay("cross_domain", merge(d, i, ota), fixture.clock, pair);
     });
   }
 });

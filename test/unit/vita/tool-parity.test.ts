@@ -4,26 +4,16 @@
  * same call sequences with the same injected clock.
  */
 import { readFileSync } from "node:fs";
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { VitaEnvironment } from "../../../src/envs/vita/environment.js";
 import { parsePy, type PyValue } from "../../../src/envs/vita/py-value.js";
+import { expectUpstreamReplay, type FixtureClock, type UpstreamRun } from "./upstream-replay.js";
 
 const DATA = new URL("../../../../shared/data/vitabench/", import.meta.url);
 
-interface Step {
-  name: string;
-  arguments: Record<string, unknown>;
-  error: boolean;
-  result?: string;
-  result_sha256?: string;
-}
 interface Fixture {
-  clock: { start: number; step: number };
-  tasks: { task_id: string; steps: Step[]; db_hash: string; db_dump_sha256: string }[];
+  clock: FixtureClock;
+  tasks: (UpstreamRun & { task_id: string })[];
 }
-
-const sha = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
 for (const domain of ["delivery", "instore"] as const) {
   describe(`VitaBench ${domain} tools match upstream`, () => {
@@ -38,19 +28,7 @@ for (const domain of ["delivery", "instore"] as const) {
       it(`task ${expected.task_id}: ${expected.steps.length} calls`, () => {
         const task = tasks.find((t) => t.get("id") === expected.task_id);
         expect(task).toBeDefined();
-        let k = 0;
-        const clock = () => fixture.clock.start + k++ * fixture.clock.step;
-        const env = new VitaEnvironment(domain, task!.get("environment") as PyValue, { clock });
-        expected.steps.forEach((step, i) => {
-          const r = env.callSync({ id: `c${i}`, name: step.name, arguments: step.arguments });
-          const text = r.ok ? r.content : `Error: ${r.error.message}`;
-          const where = `step ${i} ${step.name}(${JSON.stringify(step.arguments)})`;
-          expect(!r.ok, where).toBe(step.error);
-          if (step.result !== undefined) expect(text, where).toBe(step.result);
-          else expect(sha(text), `${where}: ${text.slice(0, 300)}`).toBe(step.result_sha256);
-        });
-        expect(env.hash()).toBe(expected.db_hash);
-        expect(sha(env.dumpJsonSorted())).toBe(expected.db_dump_sha256);
+        expectUpstreamReplay(domain, task!.get("environment") as PyValue, fixture.clock, expected);
       });
     }
   });
