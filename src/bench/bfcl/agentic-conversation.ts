@@ -5,6 +5,7 @@ import { dict } from "../../envs/bfcl/py-ops.js";
 import { toPlain } from "../../envs/bfcl/py-value.js";
 import type { BfclEntry } from "./load.js";
 import {
+  assistantMessage,
   decodeAstPrompting,
   MAXIMUM_STEP_LIMIT,
   toExecutionList,
@@ -52,19 +53,7 @@ export async function converseFC(
     messages.push(...turnMessages);
     for (let count = 0; count <= MAXIMUM_STEP_LIMIT; count++) {
       const reply = await model.query(messages, tools);
-      messages.push({
-        role: "assistant",
-        content: reply.content,
-        ...(reply.toolCalls.length > 0
-          ? {
-              tool_calls: reply.toolCalls.map((c) => ({
-                id: c.id,
-                type: "function" as const,
-                function: { name: c.name, arguments: c.arguments },
-              })),
-            }
-          : {}),
-      });
+      messages.push(assistantMessage(reply));
       if (reply.toolCalls.length === 0) {
         texts.push(reply.content);
         break;

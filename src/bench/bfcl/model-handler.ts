@@ -189,6 +189,23 @@ export async function inferSingleTurn(model: BfclModel, entry: BfclEntry): Promi
   return language === "python" ? decodeAstPrompting(reply) : decodeJavaJsPrompting(reply, language);
 }
 
+/** FC mode's assistant turn as the chat history carries it (its tool calls, when it made any). */
+export function assistantMessage(reply: Reply): Msg {
+  return {
+    role: "assistant",
+    content: reply.content,
+    ...(reply.toolCalls.length > 0
+      ? {
+          tool_calls: reply.toolCalls.map((c) => ({
+            id: c.id,
+            type: "function" as const,
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        }
+      : {}),
+  };
+}
+
 /** Prompting mode's tool results: one user message holding the Python repr of `{role, name, content}` dicts. */
 export function toolResultsMessage(calls: string[], results: string[]): Msg {
   const toolResults = calls.map((name, i) => {
@@ -255,19 +272,7 @@ export async function inferMultiTurn(
       );
       let calls: string[];
       if (model.opts.mode === "fc") {
-        messages.push({
-          role: "assistant",
-          content: reply.content,
-          ...(reply.toolCalls.length > 0
-            ? {
-                tool_calls: reply.toolCalls.map((c) => ({
-                  id: c.id,
-                  type: "function" as const,
-                  function: { name: c.name, arguments: c.arguments },
-                })),
-              }
-            : {}),
-        });
+        messages.push(assistantMessage(reply));
         const cand = fcCalls(reply);
         if (!Array.isArray(cand)) break;
         calls = toExecutionList(cand as PyDict[], ",");
