@@ -34,6 +34,18 @@ export interface DemoPlan {
     klAnchor: number;
     /** Steps between two points of the success curve (real and rehearsed world). */
     curveEvery: number;
+    /**
+     * Nucleus for the rehearse role's samples in the rehearsal arms (1: none, the reference's
+     * rollout setting). The loss's logprobs stay the full distribution's (as with any top_p).
+     */
+    rehearseTopP?: number;
+    /** Share of RL training tasks whose prompt carries a logged rehearsal note (0: none). */
+    noteShare?: number;
+    /**
+     * Added to the seed of the RL stage only (sampling, task order), not of the data or SFT:
+     * repeats of one arm from one SFT checkpoint, to measure how much an RL run alone varies.
+     */
+    seedOffset?: number;
   };
   /** Env-less evaluation tasks the success curve runs at each of its points. */
   curveTasks: number;

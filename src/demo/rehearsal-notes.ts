@@ -1,5 +1,7 @@
 import type { Message } from "../core/messages.js";
 import type { Task } from "../core/task.js";
+import { mulberry32 } from "../train/task-sampler.js";
+import { tasksByWorld, worldKey } from "./worlds.js";
 import { pastAgentRun, type GoldRun, type PastAgentHabits } from "../envs/toolworld/index.js";
 import type { ToolCallRecord } from "../rollout/types.js";
 import { digestAttempts } from "../testtime/digest.js";
@@ -19,26 +21,71 @@ function attemptOf(run: GoldRun, index: number): RehearsalAttempt {
   return { index, end: "replied", calls, ...(turn ? { reply: turn.reply } : {}) };
 }
 
+/** Most attempts a note holds: test-time rehearsal's `parallel:4` / `sequential:4`. */
+export const NOTE_MAX_ATTEMPTS = 4;
+
 /**
  * `messages` with a private rehearsal note in the system message, written exactly as test-time
- * rehearsal writes it (`memoryNote` of a digest), built from logged calls: the logged run itself
- * and, half of the time, another logged attempt at the same task (which may have gone differently,
- * mistakes included), in random order. The target stays the logged run: the actor learns to read
- * a note as context for the act it then makes, instead of meeting notes first at test time.
+ * rehearsal writes it (`memoryNote` of a digest), built from logs. A note holds 1 to
+ * `NOTE_MAX_ATTEMPTS` attempts in random order: the logged run itself (three times in four), other
+ * logged attempts at the same task (which may have gone differently, mistakes included), and
+ * attempts of other tasks of the same world (`lenders`), which stand for what imagined attempts
+ * get wrong: another id, another tool, another fact. The target stays the logged run: the actor
+ * learns to read a note as context and to take ids and facts from the conversation, not from the
+ * note. Measured (issue 11, seed 1): with notes of 1–2 always-right attempts in SFT, a note of 4
+ * imagined attempts cost the SFT model 16 points, as its copying of ids broke (`a21` → `a64`).
  */
 export function withLoggedNote(
   messages: readonly Message[],
   task: Task,
   run: GoldRun,
   rand: () => number,
-  habits?: PastAgentHabits,
+  opts: { habits?: PastAgentHabits | undefined; lenders?: readonly Task[] } = {},
 ): Message[] {
-  const attempts = [run];
-  if (rand() < 0.5) {
-    const other = pastAgentRun(task, rand, habits);
-    if (rand() < 0.5) attempts.push(other);
-    else attempts.unshift(other);
+  const lenders = (opts.lenders ?? []).filter((t) => t.id !== task.id);
+  const count = 1 + Math.floor(rand() * NOTE_MAX_ATTEMPTS);
+  const attempts: GoldRun[] = rand() < 0.75 ? [run] : [];
+  while (attempts.length < count) {
+    const lender =
+      lenders.length > 0 && rand() < 0.5 ? lenders[Math.floor(rand() * lenders.length)] : undefined;
+    attempts.push(pastAgentRun(lender ?? task, rand, opts.habits));
   }
+  shuffle(attempts, rand);
   const note = memoryNote(digestAttempts(attempts.map((r, i) => attemptOf(r, i))), attempts.length);
   return withMemory(messages, note);
+}
+
+function shuffle<T>(xs: T[], rand: () => number): void {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [xs[i], xs[j]] = [xs[j]!, xs[i]!];
+  }
+}
+
+/**
+ * RL tasks of which a share carry a rehearsal note in their system prompt, built from the task's
+ * logged runs as in SFT (`withLoggedNote`). Without notes in RL the actor's note reading drifts
+ * while RL changes what it does, and test-time rehearsal, which hands it a note, cost the RL-trained
+ * actor 11–13 points (issue 11). Single-turn tasks only (a note is about one user turn); the same
+ * tasks get the same notes on every step, so a GRPO group compares samples under one note.
+ */
+export function tasksWithLoggedNotes(
+  tasks: readonly Task[],
+  share: number,
+  seed: number,
+  habits?: PastAgentHabits,
+): Task[] {
+  if (share <= 0) return tasks.slice();
+  const rand = mulberry32(seed ^ 0x6e07e5);
+  const byWorld = tasksByWorld(tasks);
+  return tasks.map((task) => {
+    if (task.user_turns.length !== 1 || rand() >= share) return task;
+    const run = pastAgentRun(task, rand, habits);
+    const lenders = byWorld.get(worldKey(task) ?? "") ?? [];
+    const system = withLoggedNote([{ role: "system", content: task.system }], task, run, rand, {
+      habits,
+      lenders,
+    })[0];
+    return { ...task, system: system?.content ?? task.system };
+  });
 }

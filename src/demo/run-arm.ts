@@ -16,6 +16,7 @@ import { EVAL_DECODING } from "./evaluate.js";
 import type { DemoPlan } from "./layout.js";
 import { withCompactTools } from "./policy-view.js";
 import { curveEvaluator } from "./curve.js";
+import { tasksWithLoggedNotes } from "./rehearsal-notes.js";
 
 /** Training rollouts' limits: toolworld acts and rehearsals are short. */
 const TRAIN_LIMITS = { max_assistant_turns: 4, max_parallel_calls: 4, context_budget: 1024, max_tokens: 96 };
@@ -87,8 +88,11 @@ export async function trainArm(
   try {
     const rehearseOpts = { variant: "compact" as const, maxTokens: EVAL_DECODING.maxTokens };
     let responder: Responder;
-    if (arm.mode === "rehearsal") responder = rehearsalResponder(policy, { ...rehearseOpts, temperature: 1 });
-    else if (arm.mode === "simulator") {
+    if (arm.mode === "rehearsal") {
+      const topP =
+        plan.rl.rehearseTopP !== undefined && plan.rl.rehearseTopP < 1 ? { topP: plan.rl.rehearseTopP } : {};
+      responder = rehearsalResponder(policy, { ...rehearseOpts, temperature: 1, ...topP });
+    } else if (arm.mode === "simulator") {
       simulator = await startWorker({ model: ctx.sftDir, port: 0 });
       const frozen = boundedChatModel(simulator.client.chatModel(), plan.concurrency);
       responder = simulatorResponder(frozen, { ...rehearseOpts, temperature: 0 });
@@ -109,7 +113,7 @@ export async function trainArm(
       rehearsal_prompt: "compact",
       checkpoint_every: plan.rl.steps,
       eval_every: plan.rl.curveEvery,
-      seed: ctx.seed,
+      seed: ctx.seed + (plan.rl.seedOffset ?? 0),
       concurrency: plan.concurrency,
       temperature: 1,
     });
@@ -122,8 +126,9 @@ export async function trainArm(
         onEpisode: (done, total) => ctx.onEpisode(done, total),
       }),
     );
+    const tasks = tasksWithLoggedNotes(ctx.tasks, plan.rl.noteShare ?? 0, ctx.seed, plan.pastAgentHabits);
     await runTrainLoop(
-      { config, tasks: ctx.tasks, outDir: ctx.outDir, resume: false },
+      { config, tasks, outDir: ctx.outDir, resume: false },
       {
         engines: { act: worker.client, rehearse: worker.client },
         sampler,

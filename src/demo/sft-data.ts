@@ -15,6 +15,7 @@ import { withToolIndex } from "./policy-view.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { withLoggedNote } from "./rehearsal-notes.js";
 import { LENT_TASKS } from "./data.js";
+import { tasksByWorld, worldKey } from "./worlds.js";
 
 function callKey(e: Pick<Example, "name" | "arguments">): string {
   return `${e.name} ${canonicalJson(e.arguments)}`;
@@ -51,7 +52,10 @@ export function demoSftExamples(
     const withNote = task.user_turns.length === 1 && rand() < noteShare;
     act.push(
       ...gold.act.map((ex) => {
-        const messages = withNote ? withLoggedNote(ex.messages, task, run, rand, opts.habits) : ex.messages;
+        const lenders = byWorld.get(worldKey(task) ?? "") ?? [];
+        const messages = withNote
+          ? withLoggedNote(ex.messages, task, run, rand, { habits: opts.habits, lenders })
+          : ex.messages;
         return { messages: withToolIndex(messages, task.tools), targets: ex.targets };
       }),
     );
@@ -70,20 +74,6 @@ export function demoSftExamples(
     }
   }
   return { act, rehearse, flawedTraces };
-}
-
-/** Tasks by world (domain and world seed): the logs a rehearser may learn a world from. */
-function tasksByWorld(tasks: readonly Task[]): Map<string, Task[]> {
-  const out = new Map<string, Task[]>();
-  for (const t of tasks) {
-    const key = worldKey(t);
-    if (key) out.set(key, [...(out.get(key) ?? []), t]);
-  }
-  return out;
-}
-
-function worldKey(t: Task): string | undefined {
-  return t.env?.kind === "toolworld" ? `${t.domain}@${t.env.seed}` : undefined;
 }
 
 /** Logged calls of up to `LENT_TASKS` random other tasks on `task`'s world, minus the run's own calls. */

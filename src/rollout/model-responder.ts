@@ -11,6 +11,8 @@ export interface ModelResponderOptions {
   /** `full` only: append Qwen3's `/think` switch to the user part (the reference's default). */
   think?: boolean;
   temperature?: number;
+  /** Nucleus sampling of the rehearsal (logprobs stay the full distribution's). */
+  topP?: number;
   maxTokens?: number;
 }
 
@@ -31,6 +33,7 @@ async function answerWithModel(
   const request = {
     messages,
     ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+    ...(opts.topP !== undefined ? { topP: opts.topP } : {}),
     ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
   };
   const result = await model.chat(request, ctx.signal ? { signal: ctx.signal } : undefined);

@@ -79,6 +79,27 @@ describe("demo SFT examples", () => {
     }
   });
 
+  it("notes look like test-time ones: 1 to 4 attempts, some without the logged run, some with other tasks' ids", () => {
+    const noted = sft.act.filter((ex) => ex.messages[0]!.content.includes(MEMORY_HEADER));
+    const counts = noted.map((ex) => (ex.messages[0]!.content.match(/^Attempt \d+ \(/gm) ?? []).length);
+    expect(new Set(counts)).toEqual(new Set([1, 2, 3, 4]));
+    let withoutTarget = 0;
+    let foreignIds = 0;
+    for (const ex of noted) {
+      const system = ex.messages[0]!.content;
+      const note = system.slice(system.indexOf(MEMORY_HEADER), system.lastIndexOf("\ntools: "));
+      const user = ex.messages.find((m) => m.role === "user")!.content;
+      // the logged run's first call (the target), as the digest writes it
+      const first = ex.messages.find((m) => m.role === "assistant" && (m.toolCalls?.length ?? 0) > 0);
+      const call = first?.toolCalls?.[0];
+      if (call && !note.includes(`- ${call.name} ${JSON.stringify(call.arguments)} ->`)) withoutTarget++;
+      const ids = note.match(/"[a-z]\d+"|"[a-z]+@mail"/g) ?? [];
+      if (ids.some((id) => !user.includes(id.slice(1, -1)))) foreignIds++;
+    }
+    expect(withoutTarget).toBeGreaterThan(noted.length * 0.05);
+    expect(foreignIds).toBeGreaterThan(noted.length * 0.2);
+  });
+
   it("answers every rehearsing prompt with an <execution_result> block, including probes of unseen ids", () => {
     // Two rehearsals per task: one with its own recorded calls as evidence (DEMO_REHEARSE_PER_TASK),
     // one with other tasks' logs of its world (DEMO_LENT_REHEARSE_PER_TASK).

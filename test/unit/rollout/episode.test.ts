@@ -256,6 +256,15 @@ describe("responders", () => {
     expect(ep.rows.filter((r) => r.role === "rehearse")).toHaveLength(3);
   });
 
+  it("rehearsal requests carry the responder's temperature and top_p; acting requests do not take them", async () => {
+    const policy = new ScriptedPolicy(script());
+    const responder = rehearsalResponder(policy, { variant: "compact", temperature: 1, topP: 0.8 });
+    await runEpisode(orderTask(), { policy, responder, temperature: 0.7 });
+    const rehearse = policy.callsFor("rehearse").map((c) => c.request);
+    expect(rehearse).toHaveLength(3);
+    for (const r of rehearse) expect([r.temperature, r.topP]).toEqual([1, 0.8]);
+    for (const c of policy.callsFor("act")) expect(c.request.topP).toBeUndefined();
+  });
   it("real mode calls the environment for every valid call, in order, one env per episode", async () => {
     const envs: CountingEnvironment[] = [];
     const responder = realResponder(() => {
