@@ -47,6 +47,8 @@ export interface DemoPlan {
      */
     seedOffset?: number;
   };
+  /** Sampling temperature of test-time rehearsal's imagined attempts (default 1). */
+  testtimeTemperature?: number;
   /** Env-less evaluation tasks the success curve runs at each of its points. */
   curveTasks: number;
   /** Recorded calls per set used to measure rehearsal fidelity. */

@@ -148,6 +148,7 @@ export async function runDemo(
               data.eval.envless,
               opts.quick ? 2 : 4,
               plan.concurrency,
+              plan.testtimeTemperature,
             )),
           );
         }

@@ -21,6 +21,8 @@ export async function testTimeRows(
   tasks: readonly Task[],
   n: number,
   concurrency: number,
+  /** Sampling temperature of the imagined attempts (acting and rehearsing). */
+  attemptTemperature = 1,
 ): Promise<TestTimeRow[]> {
   const modes: RehearsalOptions[] = [
     { mode: "none" },
@@ -34,7 +36,7 @@ export async function testTimeRows(
       promptVariant: "compact",
       maxTokensPerCall: EVAL_DECODING.maxTokens,
       maxStepsPerAttempt: EVAL_DECODING.maxAssistantTurns,
-      temperature: 1,
+      temperature: attemptTemperature,
     };
     const results = await mapConcurrent(
       tasks,

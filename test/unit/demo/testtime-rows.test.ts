@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { buildDemoData } from "../../../src/demo/data.js";
+import { QUICK_PLAN } from "../../../src/demo/layout.js";
+import { testTimeRows } from "../../../src/demo/testtime-rows.js";
+import { ScriptedPolicy } from "../../../src/testing/index.js";
+
+describe("test-time rehearsal rows of the demo", () => {
+  const tasks = buildDemoData(QUICK_PLAN, 2).eval.envless.slice(0, 3);
+  // every user turn is rehearsed; the scripted policy replies at once, so one call per attempt or commit
+  const turns = tasks.reduce((a, t) => a + t.user_turns.length, 0);
+
+  it("samples the imagined attempts at the given temperature and commits greedily", async () => {
+    const policy = new ScriptedPolicy({ act: ["sorry, I cannot help."], repeatLast: true });
+    const rows = await testTimeRows("p", policy, tasks, 2, 4, 0.5);
+    expect(rows.map((r) => [r.mode, r.n])).toEqual([
+      ["none", 0],
+      ["parallel", 2],
+      ["sequential", 2],
+    ]);
+    const temps = policy.calls.map((c) => c.request.temperature);
+    // none: one greedy committed call per turn; parallel and sequential: 2 attempts + 1 commit per turn
+    expect(turns).toBeGreaterThan(3);
+    expect(temps.filter((t) => t === 0)).toHaveLength(3 * turns);
+    expect(temps.filter((t) => t === 0.5)).toHaveLength(2 * 2 * turns);
+    expect(temps.every((t) => t === 0 || t === 0.5)).toBe(true);
+  });
+
+  it("samples attempts at temperature 1 by default", async () => {
+    const policy = new ScriptedPolicy({ act: ["sorry, I cannot help."], repeatLast: true });
+    await testTimeRows("p", policy, tasks, 2, 4);
+    expect(policy.calls.filter((c) => c.request.temperature === 1)).toHaveLength(2 * 2 * turns);
+  });
+});
