@@ -18,6 +18,8 @@ export const EVAL_SPLITS: readonly EvalSplit[] = ["env_domain", "envless", "held
 export interface DemoPlan {
   /** The past agent's habits in the SFT logs, if not `PAST_AGENT_HABITS` (experiments). */
   pastAgentHabits?: PastAgentHabits;
+  /** Share of results in SFT notes swapped for another task's (experiments; default 0). */
+  sftNoteNoise?: number;
   /** Tiny model size (worker `--init tiny --size`). */
   size: "xs" | "s" | "m";
   trainTasksPerDomain: number;
@@ -91,6 +93,10 @@ export const FULL_PLAN: DemoPlan = {
     // test-time rows' own sampling noise is that large, so this is kept for the design, not a gain.
     noteShare: 0.25,
   },
+  // Imagined attempts at temperature 0.5: at 1 a third of them named wrong ids or facts, and the
+  // committed actor copied from them; on 3 seeds × {sft, envace} the loss against the none row
+  // shrank in every case (e.g. `envace` seed 0: −7.8 → −1.3), RESULTS.md (issue 11).
+  testtimeTemperature: 0.5,
   curveTasks: 40,
   fidelityCalls: 80,
   concurrency: 64,
@@ -113,6 +119,7 @@ export const QUICK_PLAN: DemoPlan = {
     rehearseTopP: 0.8,
     noteShare: 0.25,
   },
+  testtimeTemperature: 0.5,
   curveTasks: 4,
   fidelityCalls: 16,
   concurrency: 32,

@@ -9,17 +9,23 @@ import { memoryNote, withMemory } from "../testtime/memory-view.js";
 import type { RehearsalAttempt } from "../testtime/types.js";
 
 /** The first user turn of a logged run as a rehearsal attempt (its calls, results and reply). */
-function attemptOf(run: GoldRun, index: number): RehearsalAttempt {
+function attemptOf(
+  run: GoldRun,
+  index: number,
+  imagine: (c: GoldCall) => unknown = (c) => c.result,
+): RehearsalAttempt {
   const turn = run.turns[0];
   const calls: ToolCallRecord[] = (turn?.calls ?? []).map((c) => ({
     turn: 0,
     call: c.call,
-    result: JSON.stringify(c.result),
+    result: JSON.stringify(imagine(c)),
     ok: true,
     source: "rehearsal",
   }));
   return { index, end: "replied", calls, ...(turn ? { reply: turn.reply } : {}) };
 }
+
+type GoldCall = GoldRun["turns"][number]["calls"][number];
 
 /** Most attempts a note holds: test-time rehearsal's `parallel:4` / `sequential:4`. */
 export const NOTE_MAX_ATTEMPTS = 4;
@@ -40,7 +46,16 @@ export function withLoggedNote(
   task: Task,
   run: GoldRun,
   rand: () => number,
-  opts: { habits?: PastAgentHabits | undefined; lenders?: readonly Task[] } = {},
+  opts: {
+    habits?: PastAgentHabits | undefined;
+    lenders?: readonly Task[];
+    /**
+     * Share of the note's tool results replaced by another task's result of the same tool, as a
+     * rehearser gets results wrong (0: the logged results). Experiment (issue 11): with right
+     * results only, the RL-trained actor learnt to copy facts from the note instead of the real call.
+     */
+    noise?: number;
+  } = {},
 ): Message[] {
   const lenders = (opts.lenders ?? []).filter((t) => t.id !== task.id);
   const count = 1 + Math.floor(rand() * NOTE_MAX_ATTEMPTS);
@@ -51,7 +66,20 @@ export function withLoggedNote(
     attempts.push(pastAgentRun(lender ?? task, rand, opts.habits));
   }
   shuffle(attempts, rand);
-  const note = memoryNote(digestAttempts(attempts.map((r, i) => attemptOf(r, i))), attempts.length);
+  const noise = opts.noise ?? 0;
+  let imagine: ((c: GoldCall) => unknown) | undefined;
+  if (noise > 0 && lenders.length > 0) {
+    const pool = [0, 1, 2].flatMap(
+      () =>
+        pastAgentRun(lenders[Math.floor(rand() * lenders.length)]!, rand, opts.habits).turns[0]?.calls ?? [],
+    );
+    imagine = (c) => {
+      if (rand() >= noise) return c.result;
+      const same = pool.filter((p) => p.call.name === c.call.name);
+      return same.length > 0 ? same[Math.floor(rand() * same.length)]!.result : c.result;
+    };
+  }
+  const note = memoryNote(digestAttempts(attempts.map((r, i) => attemptOf(r, i, imagine))), attempts.length);
   return withMemory(messages, note);
 }
 

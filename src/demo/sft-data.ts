@@ -35,7 +35,14 @@ function callKey(e: Pick<Example, "name" | "arguments">): string {
 export function demoSftExamples(
   tasks: readonly Task[],
   seed: number,
-  opts: { rehearsePerTask?: number; lentPerTask?: number; noteShare?: number; habits?: PastAgentHabits } = {},
+  opts: {
+    rehearsePerTask?: number;
+    lentPerTask?: number;
+    noteShare?: number;
+    habits?: PastAgentHabits;
+    /** `withLoggedNote`'s `noise` (experiments; default 0). */
+    noteNoise?: number;
+  } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
   const lentPerTask = opts.lentPerTask ?? DEMO_LENT_REHEARSE_PER_TASK;
@@ -54,7 +61,11 @@ export function demoSftExamples(
       ...gold.act.map((ex) => {
         const lenders = byWorld.get(worldKey(task) ?? "") ?? [];
         const messages = withNote
-          ? withLoggedNote(ex.messages, task, run, rand, { habits: opts.habits, lenders })
+          ? withLoggedNote(ex.messages, task, run, rand, {
+              habits: opts.habits,
+              lenders,
+              ...(opts.noteNoise ? { noise: opts.noteNoise } : {}),
+            })
           : ex.messages;
         return { messages: withToolIndex(messages, task.tools), targets: ex.targets };
       }),

@@ -69,7 +69,10 @@ export async function sftCheckpoint(
   onProgress: (p: SftProgress) => void = () => {},
 ): Promise<SftStageResult> {
   const trainTasks = Object.values(data.train).flat();
-  const sft = demoSftExamples(trainTasks, seed, plan.pastAgentHabits ? { habits: plan.pastAgentHabits } : {});
+  const sft = demoSftExamples(trainTasks, seed, {
+    ...(plan.pastAgentHabits ? { habits: plan.pastAgentHabits } : {}),
+    ...(plan.sftNoteNoise ? { noteNoise: plan.sftNoteNoise } : {}),
+  });
   const key = sftCacheKey(plan, seed, data, sft);
   const dir = resolve(cacheRoot, `sft-${key}`);
   const counts = { act: sft.act.length, rehearse: sft.rehearse.length };
