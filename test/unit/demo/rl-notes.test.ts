@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { buildDemoData } from "../../../src/demo/data.js";
 import { QUICK_PLAN } from "../../../src/demo/layout.js";
-import { tasksWithLoggedNotes } from "../../../src/demo/rehearsal-notes.js";
+import { tasksWithLoggedNotes, withLoggedNote } from "../../../src/demo/rehearsal-notes.js";
+import { pastAgentRun } from "../../../src/envs/toolworld/index.js";
+import { mulberry32 } from "../../../src/train/task-sampler.js";
+import { worldKey } from "../../../src/demo/worlds.js";
 import { buildRehearsalPrompt, tenantLines } from "../../../src/rollout/rehearsal-prompt.js";
 import { MEMORY_HEADER } from "../../../src/testtime/memory-view.js";
 
@@ -54,5 +57,35 @@ describe("rehearsal notes in RL tasks (issue 11: the actor keeps reading notes w
     const text = prompt.map((m) => m.content).join("\n");
     expect(text).not.toContain(MEMORY_HEADER);
     expect(text.split("\n")).toContain(tenantLines(task.system)[0]);
+  });
+});
+
+describe("withLoggedNote's noise (experiments)", () => {
+  const tasks = Object.values(buildDemoData(QUICK_PLAN, 9).train)
+    .flat()
+    .filter((t) => t.user_turns.length === 1);
+  const note = (task: (typeof tasks)[number], noise: number, seed: number) => {
+    const rand = mulberry32(seed);
+    const run = pastAgentRun(task, rand);
+    const sameWorld = tasks.filter((t) => worldKey(t) === worldKey(task));
+    return withLoggedNote([{ role: "system", content: "" }], task, run, rand, {
+      lenders: sameWorld,
+      noise,
+    })[0]!.content;
+  };
+  // the results a note shows, as the digest writes them
+  const results = (text: string) => [...text.matchAll(/ -> (\{.*\})$/gm)].map((m) => m[1]!);
+
+  it("swaps some results for other tasks' results of the same tool at noise 1, none at noise 0", () => {
+    let swapped = 0;
+    let total = 0;
+    for (const task of tasks.slice(0, 40)) {
+      const real = new Set(results(note(task, 0, 3)));
+      const noisy = results(note(task, 1, 3));
+      total += noisy.length;
+      swapped += noisy.filter((r) => !real.has(r)).length;
+    }
+    expect(total).toBeGreaterThan(20);
+    expect(swapped).toBeGreaterThan(total * 0.2);
   });
 });
