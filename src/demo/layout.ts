@@ -88,8 +88,8 @@ export const FULL_PLAN: DemoPlan = {
     klAnchor: 0.1,
     curveEvery: 5,
     rehearseTopP: 0.8,
-    // A quarter of the single-turn RL tasks carry a logged note, as in SFT (the issue's design). Seed 0:
-    // `envace` parallel:4 −3.9 and −7.8 against its none row in two runs with it, −6.5 without; the
+    // A quarter of the single-turn RL tasks carry a logged note, as in SFT (the issue's design). Seed 0,
+    // attempts at T=1: `envace` parallel:4 −3.9 and −7.8 against its none row in two runs with it, −6.5 without; the
     // test-time rows' own sampling noise is that large, so this is kept for the design, not a gain.
     noteShare: 0.25,
   },

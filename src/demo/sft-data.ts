@@ -15,7 +15,7 @@ import { withToolIndex } from "./policy-view.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { withLoggedNote } from "./rehearsal-notes.js";
 import { LENT_TASKS } from "./data.js";
-import { tasksByWorld, worldKey } from "./worlds.js";
+import { tasksByWorld, worldmates } from "./worlds.js";
 
 function callKey(e: Pick<Example, "name" | "arguments">): string {
   return `${e.name} ${canonicalJson(e.arguments)}`;
@@ -57,16 +57,16 @@ export function demoSftExamples(
     if (run.flaws.length > 0) flawedTraces++;
     const gold = goldRunSftExamples(task, run, { roles: ["act", "rehearse"], variant: "compact" });
     const withNote = task.user_turns.length === 1 && rand() < noteShare;
+    const noteOpts = withNote
+      ? {
+          habits: opts.habits,
+          lenders: worldmates(byWorld, task),
+          ...(opts.noteNoise ? { noise: opts.noteNoise } : {}),
+        }
+      : undefined;
     act.push(
       ...gold.act.map((ex) => {
-        const lenders = byWorld.get(worldKey(task) ?? "") ?? [];
-        const messages = withNote
-          ? withLoggedNote(ex.messages, task, run, rand, {
-              habits: opts.habits,
-              lenders,
-              ...(opts.noteNoise ? { noise: opts.noteNoise } : {}),
-            })
-          : ex.messages;
+        const messages = noteOpts ? withLoggedNote(ex.messages, task, run, rand, noteOpts) : ex.messages;
         return { messages: withToolIndex(messages, task.tools), targets: ex.targets };
       }),
     );
@@ -90,7 +90,7 @@ export function demoSftExamples(
 /** Logged calls of up to `LENT_TASKS` random other tasks on `task`'s world, minus the run's own calls. */
 function lentExamples(task: Task, run: GoldRun, byWorld: Map<string, Task[]>, rand: () => number): Example[] {
   const own = new Set(run.turns.flatMap((t) => t.calls.map((c) => callKey(c.call))));
-  const others = (byWorld.get(worldKey(task) ?? "") ?? []).filter((o) => o.id !== task.id);
+  const others = worldmates(byWorld, task);
   const seen = new Set<string>();
   const out: Example[] = [];
   for (let i = 0; i < LENT_TASKS && others.length > 0; i++) {

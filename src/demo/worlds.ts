@@ -14,3 +14,8 @@ export function tasksByWorld(tasks: readonly Task[]): Map<string, Task[]> {
   }
   return out;
 }
+
+/** The other tasks of `task`'s world in `byWorld` (none for a task outside any toolworld). */
+export function worldmates(byWorld: ReadonlyMap<string, readonly Task[]>, task: Task): Task[] {
+  return (byWorld.get(worldKey(task) ?? "") ?? []).filter((t) => t.id !== task.id);
+}
