@@ -1,8 +1,6 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   startEmbeddingServer,
@@ -12,10 +10,9 @@ import {
   type SearchServer,
 } from "../../../src/testing/index.js";
 import { mockServersClosedAfterEach } from "../../mock-servers.js";
+import { envaceExec } from "../../cli.js";
 
-const run = promisify(execFile);
-const REPO_ROOT = join(import.meta.dirname, "..", "..", "..");
-const envace = (args: string[]) => run("npx", ["tsx", "src/cli/main.ts", ...args], { cwd: REPO_ROOT });
+const envace = (args: string[]) => envaceExec(args);
 
 interface BfclJson {
   bench: string;

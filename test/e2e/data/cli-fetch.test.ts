@@ -1,13 +1,9 @@
-import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startFakeRawServer } from "../../unit/data/fake-raw-server.js";
-
-const run = promisify(execFile);
-const REPO_ROOT = join(import.meta.dirname, "..", "..", "..");
+import { envaceExec } from "../../cli.js";
 
 let dir: string;
 let server: Awaited<ReturnType<typeof startFakeRawServer>> | undefined;
@@ -21,10 +17,7 @@ afterEach(async () => {
 
 // Async execFile: the fake upstream runs in this process and must keep answering.
 const envace = (args: string[], baseUrl: string) =>
-  run("npx", ["tsx", "src/cli/main.ts", ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ENVACE_DATA_BASE_URL: baseUrl },
-  });
+  envaceExec(args, { env: { ...process.env, ENVACE_DATA_BASE_URL: baseUrl } });
 
 describe("envace data fetch", () => {
   it("downloads vitabench into --dir with progress on stderr and a JSON report on stdout", async () => {

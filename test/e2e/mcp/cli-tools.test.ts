@@ -1,11 +1,9 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ToolSchemaZ } from "../../../src/core/task.js";
-import { MEMORY_SERVER, REPO_ROOT } from "./servers.js";
+import { MEMORY_SERVER } from "./servers.js";
+import { envaceExec } from "../../cli.js";
 
-const run = promisify(execFile);
-const envace = (args: string[]) => run("npx", ["tsx", "src/cli/main.ts", ...args], { cwd: REPO_ROOT });
+const envace = (args: string[]) => envaceExec(args);
 
 describe("envace mcp tools", () => {
   it("--json prints the memory server's tools as envace tool schemas", async () => {

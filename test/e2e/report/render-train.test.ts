@@ -1,21 +1,15 @@
-import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { launchChromium } from "../../helpers/chromium.js";
 import { makeTrainRunDir } from "./train-run-fixture.js";
-
-const exec = promisify(execFile);
-const REPO_ROOT = resolve(import.meta.dirname, "../../..");
+import { envaceExec } from "../../cli.js";
 
 describe("envace report on a train run, rendered in headless Chromium", () => {
   it("writes results.md and a report.html whose per-role curves have a line per role", async () => {
     const { dir } = makeTrainRunDir(5);
-    const { stdout } = await exec("npx", ["tsx", "src/cli/main.ts", "report", dir, "--json"], {
-      cwd: REPO_ROOT,
-    });
+    const { stdout } = await envaceExec(["report", dir, "--json"]);
     const path = (JSON.parse(stdout) as { report: string }).report;
     expect(path).toBe(join(dir, "report.html"));
     expect(existsSync(join(dir, "results.md"))).toBe(true);

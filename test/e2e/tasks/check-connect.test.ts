@@ -1,17 +1,15 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import type { TaskCheck } from "../../../src/tasks/index.js";
 import { MEMORY_SERVER, REPO_ROOT } from "../mcp/servers.js";
+import { envaceExec } from "../../cli.js";
 
-const exec = promisify(execFile);
 const check = async (file: string) => {
-  const r = await exec("npx", ["tsx", "src/cli/main.ts", "tasks", "check", "--connect", "--json", file], {
-    cwd: REPO_ROOT,
-  }).catch((e: { stdout: string }) => e);
+  const r = await envaceExec(["tasks", "check", "--connect", "--json", file]).catch(
+    (e: { stdout: string }) => e,
+  );
   return JSON.parse(r.stdout) as { ok: boolean; files: Array<{ tasks: TaskCheck[] }> };
 };
 

@@ -1,7 +1,5 @@
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadTasks } from "../../../src/rollout/load-tasks.js";
@@ -11,10 +9,9 @@ import type { TaskCheck } from "../../../src/tasks/index.js";
 import type { TrainSummary } from "../../../src/train/loop.js";
 import type { StepMetrics } from "../../../src/train/step-metrics.js";
 import { MEMORY_SERVER, REPO_ROOT } from "../mcp/servers.js";
+import { envaceExec } from "../../cli.js";
 
-const exec = promisify(execFile);
-const envace = (args: string[]) =>
-  exec("npx", ["tsx", "src/cli/main.ts", ...args], { cwd: REPO_ROOT, maxBuffer: 64 << 20 });
+const envace = (args: string[]) => envaceExec(args);
 const exampleFile = (name: string) => join(REPO_ROOT, "examples/tasks", name);
 
 // Runs go under the repository's ignored tmp/: the worker saves checkpoints only inside its root.

@@ -1,13 +1,10 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../mcp/servers.js";
+import { envaceExec } from "../../cli.js";
 
-const exec = promisify(execFile);
-const envace = (args: string[]) => exec("npx", ["tsx", "src/cli/main.ts", ...args], { cwd: REPO_ROOT });
+const envace = (args: string[]) => envaceExec(args);
 
 describe("envace train refuses runs that would train nothing, before starting a worker", () => {
   const dir = mkdtempSync(join(tmpdir(), "envace-refusals-"));

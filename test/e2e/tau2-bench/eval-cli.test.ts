@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,14 +6,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startMockOpenAIServer } from "../../../src/testing/index.js";
 import { createTaskAgentReply, evalCreateTaskArgs, startCreateTaskUser } from "./mock-create-task.js";
+import { envaceSync } from "../../cli.js";
 
-function envace(...args: string[]) {
-  const r = spawnSync("npx", ["tsx", "src/cli/main.ts", "eval", ...args], {
-    encoding: "utf8",
-    timeout: 300_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const envace = (...args: string[]) => envaceSync(["eval", ...args], { timeout: 300_000 });
 
 interface Summary {
   bench: string;

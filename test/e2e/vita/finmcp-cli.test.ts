@@ -1,15 +1,9 @@
 /** `envace eval --bench finmcp` on the synthetic files of test/unit/finmcp/fixtures (FinMCP-Bench's own data is not shipped). */
-import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { envaceSync } from "../../cli.js";
 
 const FIX = "test/unit/finmcp/fixtures";
-const envace = (...args: string[]) => {
-  const r = spawnSync("npx", ["tsx", "src/cli/main.ts", "eval", ...args], {
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-};
+const envace = (...args: string[]) => envaceSync(["eval", ...args], { timeout: 120_000 });
 
 describe("envace eval --bench finmcp", () => {
   it("scores an inference output file as the paper's script does", () => {

@@ -1,10 +1,9 @@
 /** `envace eval --suite paper`: every part runs through the CLI's registry; what cannot run is listed. */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { envaceAsync as runAsync } from "../../cli.js";
+import { envaceAsync as runAsync, envaceSync } from "../../cli.js";
 import { mockServersClosedAfterEach } from "../../mock-servers.js";
 import type { MockChatBody } from "../../../src/testing/index.js";
 
@@ -13,13 +12,7 @@ const startServer = mockServersClosedAfterEach();
 /** As `envace` below, without blocking this process (a mock server here must answer). */
 const envaceAsync = (...args: string[]) => runAsync("eval", ...args);
 
-const envace = (...args: string[]) => {
-  const r = spawnSync("npx", ["tsx", "src/cli/main.ts", "eval", ...args], {
-    encoding: "utf8",
-    timeout: 240_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-};
+const envace = (...args: string[]) => envaceSync(["eval", ...args], { timeout: 240_000 });
 
 describe("envace eval --suite paper", () => {
   it("--limit 1 --policy noop: τ² parts are scored, unjudged VitaBench parts and Overall are reported as not run", () => {
