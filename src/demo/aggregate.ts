@@ -64,6 +64,11 @@ export function armResult(runs: readonly ArmRun[]): ArmResult {
     success_ci: Object.fromEntries(
       EVAL_SPLITS.map((s) => [s, interval(success[s])]),
     ) as ArmResult["success_ci"],
+    heldout_first_call: {
+      domain_tool: avg(runs.map((r) => r.evaluation.heldoutFirstCall.domain_tool)),
+      right_tool: avg(runs.map((r) => r.evaluation.heldoutFirstCall.right_tool)),
+      exact: avg(runs.map((r) => r.evaluation.heldoutFirstCall.exact)),
+    },
     rehearsed_world_success: rw.every((x) => x !== null) ? pooled(rw as number[][]) : null,
     steps: runs[0]!.training.steps,
     minutes: runs.reduce((a, r) => a + r.minutes, 0),

@@ -10,6 +10,7 @@ import {
   runEvalEpisodes,
   runRehearsedWorld,
   firstCallCopy,
+  firstCallTransfer,
 } from "./evaluate.js";
 import { EVAL_SPLITS, type DemoPlan, type EvalSplit } from "./layout.js";
 
@@ -24,6 +25,8 @@ export interface ArmEvaluation {
   fidelityUnseen: Fidelity;
   rehearsedWorldSuccess: number[] | null;
   firstCallCopy: number;
+  /** The held-out domain's first calls: where transfer fails (`firstCallTransfer`). */
+  heldoutFirstCall: ReturnType<typeof firstCallTransfer>;
   /** Real calls made by evaluation (reported, not part of the scarce training budget). */
   evalEnvCalls: number;
 }
@@ -47,6 +50,7 @@ export async function evaluateArm(
   let evalEnvCalls = 0;
   let envlessEpisodes: Awaited<ReturnType<typeof runEvalEpisodes>>["episodes"] = [];
   let copy = 0;
+  let heldoutFirstCall = { domain_tool: 0, right_tool: 0, exact: 0 };
   for (const split of EVAL_SPLITS) {
     const tasks: Task[] = data.eval[split];
     const out = await runEvalEpisodes(policy, tasks, { concurrency: plan.concurrency });
@@ -57,6 +61,7 @@ export async function evaluateArm(
       envlessEpisodes = out.episodes;
       copy = firstCallCopy(out.episodes, tasks);
     }
+    if (split === "heldout_domain") heldoutFirstCall = firstCallTransfer(out.episodes, tasks);
   }
   const opts = { max: plan.fidelityCalls, concurrency: plan.concurrency };
   const recorded = await recordedFidelity(policy, data.envlessWithAnswers, opts);
@@ -76,6 +81,7 @@ export async function evaluateArm(
     fidelityUnseen: summarizeFidelity([...heldoutRecorded, ...ownUnseen]),
     rehearsedWorldSuccess,
     firstCallCopy: copy,
+    heldoutFirstCall,
     evalEnvCalls,
   };
 }

@@ -85,6 +85,34 @@ export function firstCallCopy(episodes: readonly EpisodeResult[], tasks: readonl
   return episodes.length > 0 ? hits / episodes.length : 0;
 }
 
+/**
+ * Where transfer to a domain fails, from the first act call of each task (issue 11): the share whose
+ * first call names one of the domain's tools at all (`domain_tool`: read from the prompt's tool
+ * index, never a training domain's), names the gold first call's tool (`right_tool`), and matches
+ * it exactly, arguments included (`exact`).
+ */
+export function firstCallTransfer(
+  episodes: readonly EpisodeResult[],
+  tasks: readonly Task[],
+): { domain_tool: number; right_tool: number; exact: number } {
+  let domainTool = 0;
+  let rightTool = 0;
+  let exact = 0;
+  episodes.forEach((ep, i) => {
+    const task = tasks[i]!;
+    const gold = goldSolve(task).turns[0]?.calls[0]?.call;
+    const first = ep.calls[0]?.call;
+    if (!first) return;
+    if (task.tools.some((t) => t.name === first.name)) domainTool++;
+    if (gold && first.name === gold.name) {
+      rightTool++;
+      if (canonicalJson(first.arguments) === canonicalJson(gold.arguments)) exact++;
+    }
+  });
+  const n = Math.max(1, episodes.length);
+  return { domain_tool: domainTool / n, right_tool: rightTool / n, exact: exact / n };
+}
+
 interface RehearsalProbe {
   task: Task;
   history: Parameters<typeof buildRehearsalPrompt>[0]["history"];

@@ -20,6 +20,8 @@ export interface DemoPlan {
   pastAgentHabits?: PastAgentHabits;
   /** Share of results in SFT notes swapped for another task's (experiments; default 0). */
   sftNoteNoise?: number;
+  /** Share of training tasks whose SFT acting examples are renamed logs (`tool-aliases.ts`; 0: none). */
+  sftAliasShare?: number;
   /** Tiny model size (worker `--init tiny --size`). */
   size: "xs" | "s" | "m";
   trainTasksPerDomain: number;

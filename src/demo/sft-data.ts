@@ -16,6 +16,8 @@ import { mulberry32 } from "../train/task-sampler.js";
 import { withLoggedNote } from "./rehearsal-notes.js";
 import { LENT_TASKS } from "./data.js";
 import { tasksByWorld, worldmates } from "./worlds.js";
+import { aliasMap, renameExample } from "./tool-aliases.js";
+import { IMAGINED_NOTICE } from "../testtime/index.js";
 
 function callKey(e: Pick<Example, "name" | "arguments">): string {
   return `${e.name} ${canonicalJson(e.arguments)}`;
@@ -42,6 +44,8 @@ export function demoSftExamples(
     habits?: PastAgentHabits;
     /** `withLoggedNote`'s `noise` (experiments; default 0). */
     noteNoise?: number;
+    /** Share of tasks whose acting examples are renamed logs (`tool-aliases.ts`; default 0). */
+    aliasShare?: number;
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
@@ -51,6 +55,9 @@ export function demoSftExamples(
   const act: SftExample[] = [];
   const rehearse: SftExample[] = [];
   const rand = mulberry32(seed);
+  // Its own stream, so that renaming leaves every other draw (and example) as it was.
+  const aliasRand = mulberry32(seed ^ 0xa11a5);
+  const aliasShare = opts.aliasShare ?? 0;
   let flawedTraces = 0;
   for (const task of tasks) {
     const run: PastAgentRun = pastAgentRun(task, rand, opts.habits);
@@ -64,10 +71,12 @@ export function demoSftExamples(
           ...(opts.noteNoise ? { noise: opts.noteNoise } : {}),
         }
       : undefined;
+    const aliases = aliasShare > 0 && aliasRand() < aliasShare ? aliasMap(task.domain, aliasRand) : undefined;
     act.push(
       ...gold.act.map((ex) => {
         const messages = noteOpts ? withLoggedNote(ex.messages, task, run, rand, noteOpts) : ex.messages;
-        return { messages: withToolIndex(messages, task.tools), targets: ex.targets };
+        const shown = { messages: withToolIndex(messages, task.tools), targets: ex.targets };
+        return aliases ? renameExample(shown, aliases, [IMAGINED_NOTICE]) : shown;
       }),
     );
     const candidates = [...gold.rehearse];

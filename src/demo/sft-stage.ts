@@ -72,6 +72,7 @@ export async function sftCheckpoint(
   const sft = demoSftExamples(trainTasks, seed, {
     ...(plan.pastAgentHabits ? { habits: plan.pastAgentHabits } : {}),
     ...(plan.sftNoteNoise ? { noteNoise: plan.sftNoteNoise } : {}),
+    ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
   });
   const key = sftCacheKey(plan, seed, data, sft);
   const dir = resolve(cacheRoot, `sft-${key}`);

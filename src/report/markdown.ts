@@ -23,6 +23,21 @@ export function resultsMarkdown(r: DemoResults): string {
       )} | ${fid} | ${unseen} | ${pct(a.rehearsed_world_success)} |`,
     );
   }
+  const transfer = r.arms.filter((a) => a.heldout_first_call);
+  if (transfer.length > 0) {
+    const p1 = (x: number) => (100 * x).toFixed(1);
+    lines.push(
+      "",
+      "Held-out domain, first act call (where transfer fails): " +
+        transfer
+          .map((a) => {
+            const f = a.heldout_first_call!;
+            return `${a.name} ${p1(f.domain_tool)}% name one of its tools, ${p1(f.right_tool)}% the right one, ${p1(f.exact)}% exact`;
+          })
+          .join("; ") +
+        ".",
+    );
+  }
   const g = r.sft_gate;
   const gateSeeds =
     g.seeds_passed !== undefined && g.per_seed

@@ -36,6 +36,13 @@ export const ArmResultZ = z.object({
   fidelity_unseen: FidelityZ.nullable().optional(),
   /** 95% interval [low, high] of success per evaluation set (over tasks; over seeds with --seeds > 1). */
   success_ci: z.object({ env_domain: IntervalZ, envless: IntervalZ, heldout_domain: IntervalZ }).optional(),
+  /**
+   * The held-out domain's first act calls (mean over seeds): share naming one of its tools, the gold
+   * first call's tool, and the gold first call exactly. Locates where transfer fails.
+   */
+  heldout_first_call: z
+    .object({ domain_tool: z.number(), right_tool: z.number(), exact: z.number() })
+    .optional(),
   /** Success measured inside the arm's own rehearsed world (co-adaptation diagnostic). */
   rehearsed_world_success: MeanCIZ.nullable(),
   steps: z.number(),

@@ -16,7 +16,7 @@ export { imagineAttempt } from "./imagine.js";
 export type { ImagineInput } from "./imagine.js";
 export { digestAttempt, digestAttempts } from "./digest.js";
 export { summarizeAttempts, summaryPrompt, SUMMARY_SYSTEM } from "./summary.js";
-export { withMemory, memoryNote, revisionNote, MEMORY_HEADER } from "./memory-view.js";
+export { withMemory, memoryNote, revisionNote, MEMORY_HEADER, IMAGINED_NOTICE } from "./memory-view.js";
 export { meteredModel } from "./metered-model.js";
 export type { MeteredModel, MeterLimits } from "./metered-model.js";
 export { RehearsalPhase, GuardedEnvironment } from "./phase-guard.js";

@@ -18,11 +18,15 @@ export function withMemory(messages: readonly Message[], note: string | undefine
 
 export const MEMORY_HEADER = "# Private rehearsal notes";
 
+/** The note's fixed warning (exported so that renamed SFT logs can leave its words alone). */
+export const IMAGINED_NOTICE =
+  "Every tool result below was imagined by you, not returned by a real tool; nothing in it has happened.";
+
 /** The note as the actor reads it: what it is, then the memory itself. */
 export function memoryNote(memory: string, attempts: number): string {
   return [
     MEMORY_HEADER,
-    `Before acting you rehearsed this step privately ${attempts} time(s). Every tool result below was imagined by you, not returned by a real tool; nothing in it has happened. Use it to act correctly now, with real tool calls.`,
+    `Before acting you rehearsed this step privately ${attempts} time(s). ${IMAGINED_NOTICE} Use it to act correctly now, with real tool calls.`,
     memory,
   ].join("\n");
 }

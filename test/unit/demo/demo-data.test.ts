@@ -17,6 +17,8 @@ import { demoSftExamples } from "../../../src/demo/sft-data.js";
 import { sftCacheKey } from "../../../src/demo/sft-stage.js";
 import { buildRehearsalPrompt } from "../../../src/rollout/rehearsal-prompt.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
+import { firstCallTransfer } from "../../../src/demo/evaluate.js";
+import type { EpisodeResult } from "../../../src/rollout/types.js";
 
 describe("demo data", () => {
   const data = buildDemoData(QUICK_PLAN, 3);
@@ -241,12 +243,19 @@ describe("demo arms and aggregation", () => {
       rehearsedWorldSuccess: null,
       fidelityUnseen: { exact: 0.25, f1: 0.5, n: 4 },
       firstCallCopy: 1,
+      heldoutFirstCall: { domain_tool: 0.5, right_tool: 0.25, exact: 0 },
       evalEnvCalls: 3,
     };
     const r = armResult([
       { spec, training: { envCalls: 10, steps: 2, metrics: [] }, evaluation, minutes: 1 },
-      { spec, training: { envCalls: 5, steps: 2, metrics: [] }, evaluation, minutes: 1 },
+      {
+        spec,
+        training: { envCalls: 5, steps: 2, metrics: [] },
+        evaluation: { ...evaluation, heldoutFirstCall: { domain_tool: 1, right_tool: 0.75, exact: 0.5 } },
+        minutes: 1,
+      },
     ]);
+    expect(r.heldout_first_call).toEqual({ domain_tool: 0.75, right_tool: 0.5, exact: 0.25 });
     expect(r.train_env_calls).toBe(15);
     expect(r.rehearsed_world_success).toBeNull();
     expect(r.fidelity!.own_calls.n).toBe(4);
@@ -262,6 +271,7 @@ describe("demo arms and aggregation", () => {
       fidelityUnseen: { exact: 1, f1: 1, n: 1 },
       rehearsedWorldSuccess: null,
       firstCallCopy: 1,
+      heldoutFirstCall: { domain_tool: 0, right_tool: 0, exact: 0 },
       evalEnvCalls: 0,
     };
     const r = armResult([{ spec, training: { envCalls: 0, steps: 0, metrics: [] }, evaluation, minutes: 0 }]);
@@ -311,5 +321,22 @@ describe("withCompactTools", () => {
     const ex = demoSftExamples([task], 1, { noteShare: 0 }).act[0]!;
     expect(ex.messages[0]!.content).toBe(`${task.system}\n${toolIndex(task.tools)}`);
     expect(data.corpus).toContain(toolIndex(task.tools));
+  });
+});
+
+describe("firstCallTransfer", () => {
+  it("splits the held-out domain's first calls into its tools, the right tool, and exact", () => {
+    const tasks = buildDemoData(QUICK_PLAN, 6).eval.heldout_domain.slice(0, 4);
+    const gold = tasks.map((t) => goldSolve(t).turns[0]!.calls[0]!.call);
+    const episode = (call?: { name: string; arguments: Record<string, unknown> }) =>
+      ({ calls: call ? [{ call: { id: "c", ...call } }] : [] }) as unknown as EpisodeResult;
+    const wrongArgs = Object.fromEntries(Object.keys(gold[2]!.arguments).map((k) => [k, "zz"]));
+    const episodes = [
+      episode(gold[0]),
+      episode({ name: "find_user", arguments: { email: "ana@mail" } }), // a training domain's tool
+      episode({ name: gold[2]!.name, arguments: wrongArgs }),
+      episode(),
+    ];
+    expect(firstCallTransfer(episodes, tasks)).toEqual({ domain_tool: 0.5, right_tool: 0.5, exact: 0.25 });
   });
 });
