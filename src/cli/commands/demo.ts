@@ -21,7 +21,8 @@ interface DemoFlags {
 const EXPLAIN = `
 What the table means: every arm starts from the same SFT model and gets the same RL budget.
 Only the "shop" environment exists during training; "bank" and "calendar" exist only as recorded
-traces; "library" is never seen in training. Success is measured afterwards in the REAL
+traces; "library"'s tasks are never seen in training (its tool names are, in renamed logs of
+the other domains, so that transfer is possible at all). Success is measured afterwards in the REAL
 environments (all checklist standards met), mean ± 95% CI. "env calls in training" is how many
 real tool calls each arm needed to learn (0 for world rehearsal and the frozen simulator).
 Fidelity is how often the model's rehearsed tool response equals the real one; "rehearsed-world

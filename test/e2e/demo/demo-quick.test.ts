@@ -59,6 +59,12 @@ describe("envace demo --quick --json", () => {
         const m = arm.success[split];
         if (ci) expect(ci[0]).toBeCloseTo(Math.max(0, m.mean! - m.ci95!), 9);
       }
+      // Where transfer fails: nested shares (a right first call names one of the domain's tools).
+      const f = arm.heldout_first_call!;
+      expect(f.domain_tool).toBeGreaterThanOrEqual(f.right_tool);
+      expect(f.right_tool).toBeGreaterThanOrEqual(f.exact);
+      expect(f.exact).toBeGreaterThanOrEqual(0);
+      expect(f.domain_tool).toBeLessThanOrEqual(1);
     }
     // the gate is the SFT model's own measurement, and its verdict follows the thresholds
     const sft = results.arms.find((a) => a.name === "sft")!;
@@ -107,7 +113,9 @@ describe("envace demo --quick --json", () => {
   });
 
   it("writes results.md and a report.html that renders its charts in Chromium", async () => {
-    expect(readFileSync(join(out, "results.md"), "utf8")).toContain("| envace_anchored |");
+    const md = readFileSync(join(out, "results.md"), "utf8");
+    expect(md).toContain("| envace_anchored |");
+    expect(md).toMatch(/Held-out domain, first act call .*sft \d+\.\d% name one of its tools/);
     expect(results.report).toBe(join(out, "report.html"));
     expect(existsSync(results.report)).toBe(true);
     const browser = await launchChromium();
