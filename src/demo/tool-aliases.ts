@@ -74,21 +74,13 @@ export function aliasMap(domain: string, rand: () => number): Map<string, string
   const own = SURFACES.get(domain);
   if (!own) throw new Error(`no toolworld domain ${domain}`);
   const all = [...SURFACES.values()];
+  // Injective: each role draws from its own pool (no name is in two roles' pools), statuses from
+  // theirs without replacement, ids keep their number under a prefix of their own kind.
   const map = new Map<string, string>();
   for (const [role, [name]] of Object.entries(own.roles)) {
     if (!name) continue;
     const pool = all.map((s) => s.roles[role]?.[0]).filter((n): n is string => n !== undefined);
     map.set(name, pick(pool, rand));
-  }
-  // A role that exists in only some domains could map two names onto one (action0 of shop and its
-  // action1 both onto `return_loan`): keep the renaming injective by undoing any collision.
-  const images = new Map<string, string>();
-  for (const [from, to] of map) {
-    const clash = images.get(to);
-    if (clash !== undefined) {
-      map.set(from, from);
-      map.set(clash, clash);
-    } else images.set(to, from);
   }
   for (const [from, to] of inject(
     own.statuses,
