@@ -70,19 +70,7 @@ export function runRehearsedWorld(
 
 /** Share of tasks whose first act call is exactly the gold first call (name and arguments). */
 export function firstCallCopy(episodes: readonly EpisodeResult[], tasks: readonly Task[]): number {
-  let hits = 0;
-  episodes.forEach((ep, i) => {
-    const gold = goldSolve(tasks[i]!).turns[0]?.calls[0]?.call;
-    const first = ep.calls[0]?.call;
-    if (
-      gold &&
-      first &&
-      first.name === gold.name &&
-      canonicalJson(first.arguments) === canonicalJson(gold.arguments)
-    )
-      hits++;
-  });
-  return episodes.length > 0 ? hits / episodes.length : 0;
+  return firstCallTransfer(episodes, tasks).exact;
 }
 
 /**

@@ -22,28 +22,26 @@ import type { SftExample } from "../train/sft.js";
  * and results never do.
  */
 
-/** The names of one role, across domains (a domain without one leaves its slot undefined). */
-type RoleNames = (string | undefined)[];
-
 interface Surface {
-  roles: Record<string, RoleNames>;
+  /** The domain's name for each role (undefined where it has none, e.g. a second action). */
+  roles: Record<string, string | undefined>;
   statuses: string[];
   ownerPrefix: string;
   itemPrefix: string;
 }
 
 function surfaceOf(d: DomainSpec): Surface {
-  const roles: Record<string, RoleNames> = {
-    find: [d.owner.findTool],
-    list: [d.item.listTool],
-    get: [d.item.getTool],
-    ownerIdKey: [d.owner.idKey],
-    itemIdKey: [d.item.idKey],
-    plural: [d.item.plural],
-    detail: [d.item.detailField],
+  const roles = {
+    find: d.owner.findTool,
+    list: d.item.listTool,
+    get: d.item.getTool,
+    ownerIdKey: d.owner.idKey,
+    itemIdKey: d.item.idKey,
+    plural: d.item.plural,
+    detail: d.item.detailField,
     // Actions by position: the first action of one domain is renamed to the first of another.
-    action0: [d.actions[0]?.tool],
-    action1: [d.actions[1]?.tool],
+    action0: d.actions[0]?.tool,
+    action1: d.actions[1]?.tool,
   };
   return {
     roles,
@@ -77,9 +75,9 @@ export function aliasMap(domain: string, rand: () => number): Map<string, string
   // Injective: each role draws from its own pool (no name is in two roles' pools), statuses from
   // theirs without replacement, ids keep their number under a prefix of their own kind.
   const map = new Map<string, string>();
-  for (const [role, [name]] of Object.entries(own.roles)) {
+  for (const [role, name] of Object.entries(own.roles)) {
     if (!name) continue;
-    const pool = all.map((s) => s.roles[role]?.[0]).filter((n): n is string => n !== undefined);
+    const pool = all.map((s) => s.roles[role]).filter((n): n is string => n !== undefined);
     map.set(name, pick(pool, rand));
   }
   for (const [from, to] of inject(
@@ -96,10 +94,8 @@ export function aliasMap(domain: string, rand: () => number): Map<string, string
     all.map((s) => s.itemPrefix),
     rand,
   );
-  for (let i = 1; i <= Math.max(OWNER_COUNT, ITEM_COUNT); i++) {
-    map.set(`${own.ownerPrefix}${i}`, `${ownerPrefix}${i}`);
-    map.set(`${own.itemPrefix}${i}`, `${itemPrefix}${i}`);
-  }
+  for (let i = 1; i <= OWNER_COUNT; i++) map.set(`${own.ownerPrefix}${i}`, `${ownerPrefix}${i}`);
+  for (let i = 1; i <= ITEM_COUNT; i++) map.set(`${own.itemPrefix}${i}`, `${itemPrefix}${i}`);
   for (const [from, to] of [...map]) if (from === to) map.delete(from);
   return map;
 }

@@ -4,7 +4,7 @@ import { QUICK_PLAN } from "../../../src/demo/layout.js";
 import { tasksWithLoggedNotes, withLoggedNote } from "../../../src/demo/rehearsal-notes.js";
 import { pastAgentRun } from "../../../src/envs/toolworld/index.js";
 import { mulberry32 } from "../../../src/train/task-sampler.js";
-import { worldKey } from "../../../src/demo/worlds.js";
+import { tasksByWorld, worldmates } from "../../../src/demo/worlds.js";
 import { buildRehearsalPrompt, tenantLines } from "../../../src/rollout/rehearsal-prompt.js";
 import { MEMORY_HEADER } from "../../../src/testtime/memory-view.js";
 
@@ -64,12 +64,12 @@ describe("withLoggedNote's noise (experiments)", () => {
   const tasks = Object.values(buildDemoData(QUICK_PLAN, 9).train)
     .flat()
     .filter((t) => t.user_turns.length === 1);
+  const byWorld = tasksByWorld(tasks);
   const note = (task: (typeof tasks)[number], noise: number, seed: number) => {
     const rand = mulberry32(seed);
     const run = pastAgentRun(task, rand);
-    const sameWorld = tasks.filter((t) => worldKey(t) === worldKey(task));
     return withLoggedNote([{ role: "system", content: "" }], task, run, rand, {
-      lenders: sameWorld,
+      lenders: worldmates(byWorld, task),
       noise,
     })[0]!.content;
   };
