@@ -14,12 +14,23 @@ export const TRAIN_DOMAINS = [ENV_DOMAIN, ...ENVLESS_DOMAINS];
 export type EvalSplit = "env_domain" | "envless" | "heldout_domain";
 export const EVAL_SPLITS: readonly EvalSplit[] = ["env_domain", "envless", "heldout_domain"];
 
+/** Experiment-only settings of a demo run; none of them is set by `FULL_PLAN` or `QUICK_PLAN`. */
+export interface DemoExperiments {
+  /** The past agent's habits in the SFT logs and RL notes, if not `PAST_AGENT_HABITS`. */
+  pastAgentHabits?: PastAgentHabits;
+  /** Share of results in SFT notes swapped for another task's (default 0). */
+  sftNoteNoise?: number;
+  /**
+   * Added to the seed of the RL stage only (sampling, task order), not of the data or SFT:
+   * repeats of one arm from one SFT checkpoint, to measure how much an RL run alone varies.
+   */
+  rlSeedOffset?: number;
+}
+
 /** Sizes of one demo run; `quick` is the same pipeline, smaller, for CI and a first look. */
 export interface DemoPlan {
-  /** The past agent's habits in the SFT logs, if not `PAST_AGENT_HABITS` (experiments). */
-  pastAgentHabits?: PastAgentHabits;
-  /** Share of results in SFT notes swapped for another task's (experiments; default 0). */
-  sftNoteNoise?: number;
+  /** Knobs that only experiments set (RESULTS.md); the recipe above them is what a user runs. */
+  experiments?: DemoExperiments;
   /** Share of training tasks whose SFT acting examples are renamed logs (`tool-aliases.ts`; 0: none). */
   sftAliasShare?: number;
   /** Tiny model size (worker `--init tiny --size`). */
@@ -45,11 +56,6 @@ export interface DemoPlan {
     rehearseTopP?: number;
     /** Share of RL training tasks whose prompt carries a logged rehearsal note (0: none). */
     noteShare?: number;
-    /**
-     * Added to the seed of the RL stage only (sampling, task order), not of the data or SFT:
-     * repeats of one arm from one SFT checkpoint, to measure how much an RL run alone varies.
-     */
-    seedOffset?: number;
   };
   /** Sampling temperature of test-time rehearsal's imagined attempts (default 1). */
   testtimeTemperature?: number;

@@ -113,7 +113,7 @@ export async function trainArm(
       rehearsal_prompt: "compact",
       checkpoint_every: plan.rl.steps,
       eval_every: plan.rl.curveEvery,
-      seed: ctx.seed + (plan.rl.seedOffset ?? 0),
+      seed: ctx.seed + (plan.experiments?.rlSeedOffset ?? 0),
       concurrency: plan.concurrency,
       temperature: 1,
     });
@@ -126,7 +126,12 @@ export async function trainArm(
         onEpisode: (done, total) => ctx.onEpisode(done, total),
       }),
     );
-    const tasks = tasksWithLoggedNotes(ctx.tasks, plan.rl.noteShare ?? 0, ctx.seed, plan.pastAgentHabits);
+    const tasks = tasksWithLoggedNotes(
+      ctx.tasks,
+      plan.rl.noteShare ?? 0,
+      ctx.seed,
+      plan.experiments?.pastAgentHabits,
+    );
     await runTrainLoop(
       { config, tasks, outDir: ctx.outDir, resume: false },
       {

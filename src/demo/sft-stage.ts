@@ -69,9 +69,10 @@ export async function sftCheckpoint(
   onProgress: (p: SftProgress) => void = () => {},
 ): Promise<SftStageResult> {
   const trainTasks = Object.values(data.train).flat();
+  const experiments = plan.experiments ?? {};
   const sft = demoSftExamples(trainTasks, seed, {
-    ...(plan.pastAgentHabits ? { habits: plan.pastAgentHabits } : {}),
-    ...(plan.sftNoteNoise ? { noteNoise: plan.sftNoteNoise } : {}),
+    ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
+    ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
     ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
   });
   const key = sftCacheKey(plan, seed, data, sft);
