@@ -55,6 +55,11 @@ export function withLoggedNote(
      * results only, the RL-trained actor learnt to copy facts from the note instead of the real call.
      */
     noise?: number;
+    /**
+     * Applied to each attempt before the note's wording is put around it (renamed logs,
+     * `tool-aliases.ts`): the attempts' names are renamed, the note's fixed prose never is.
+     */
+    rename?: <T>(value: T) => T;
   } = {},
 ): Message[] {
   const lenders = (opts.lenders ?? []).filter((t) => t.id !== task.id);
@@ -82,7 +87,9 @@ export function withLoggedNote(
       return same.length > 0 ? same[Math.floor(rand() * same.length)] : c.result;
     };
   }
-  const note = memoryNote(digestAttempts(attempts.map((r, i) => attemptOf(r, i, imagine))), attempts.length);
+  const rename = opts.rename ?? (<T>(v: T) => v);
+  const imagined = attempts.map((r, i) => rename(attemptOf(r, i, imagine)));
+  const note = memoryNote(digestAttempts(imagined), attempts.length);
   return withMemory(messages, note);
 }
 

@@ -16,8 +16,7 @@ import { mulberry32 } from "../train/task-sampler.js";
 import { withLoggedNote } from "./rehearsal-notes.js";
 import { LENT_TASKS } from "./data.js";
 import { tasksByWorld, worldmates } from "./worlds.js";
-import { aliasMap, renameExample } from "./tool-aliases.js";
-import { IMAGINED_NOTICE } from "../testtime/index.js";
+import { aliasMap, renameNames } from "./tool-aliases.js";
 
 function callKey(e: Pick<Example, "name" | "arguments">): string {
   return `${e.name} ${canonicalJson(e.arguments)}`;
@@ -72,11 +71,17 @@ export function demoSftExamples(
         }
       : undefined;
     const aliases = aliasShare > 0 && aliasRand() < aliasShare ? aliasMap(task.domain, aliasRand) : undefined;
+    // Renamed logs rename what was logged (prompt, calls, results, replies, tools, the note's
+    // attempts), before the note's fixed wording and the index's layout are put around it.
+    const rename = aliases ? <T>(v: T): T => renameNames(v, aliases) : undefined;
+    const tools = rename && task.tools ? rename(task.tools) : task.tools;
     act.push(
-      ...gold.act.map((ex) => {
-        const messages = noteOpts ? withLoggedNote(ex.messages, task, run, rand, noteOpts) : ex.messages;
-        const shown = { messages: withToolIndex(messages, task.tools), targets: ex.targets };
-        return aliases ? renameExample(shown, aliases, [IMAGINED_NOTICE]) : shown;
+      ...gold.act.map((logged) => {
+        const ex = rename ? rename(logged) : logged;
+        const messages = noteOpts
+          ? withLoggedNote(ex.messages, task, run, rand, { ...noteOpts, ...(rename ? { rename } : {}) })
+          : ex.messages;
+        return { messages: withToolIndex(messages, tools), targets: ex.targets };
       }),
     );
     const candidates = [...gold.rehearse];

@@ -5,7 +5,6 @@ import {
   TOOLWORLD_DOMAINS,
   type DomainSpec,
 } from "../envs/toolworld/index.js";
-import type { SftExample } from "../train/sft.js";
 
 /**
  * Renamed logs: the SFT acting examples of a share of tasks with the domain's names (tools, key
@@ -101,22 +100,17 @@ export function aliasMap(domain: string, rand: () => number): Map<string, string
 }
 
 /**
- * `ex` with every whole name in `map` replaced, in one pass (so swaps stay swaps), in every string
- * and object key of the example: prompts, the tool index, calls, argument names and values, results
- * and replies alike. A name matches only as a whole word (`u3` not inside `u31`, `order_id` not
- * inside `to_order_id`). Phrases in `keep` (fixed scaffolding such as the rehearsal note's
- * warning, whose "returned" is not a status) are left as they are.
+ * `value` with every whole name in `map` replaced, in one pass (so swaps stay swaps), in every
+ * string and object key: prompts, tool schemas, calls, argument names and values, results and
+ * replies alike. A name matches only as a whole word (`u3` not inside `u31`, `order_id` not inside
+ * `to_order_id`). Apply it to what was logged (runs, prompts, tools) *before* fixed scaffolding such
+ * as the rehearsal note's wording is added around it: scaffolding is prose, not names, and a status
+ * word in it ("returned") must not be renamed.
  */
-export function renameExample(
-  ex: SftExample,
-  map: ReadonlyMap<string, string>,
-  keep: readonly string[] = [],
-): SftExample {
-  if (map.size === 0) return ex;
+export function renameNames<T>(value: T, map: ReadonlyMap<string, string>): T {
+  if (map.size === 0) return value;
   const names = [...map.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
-  const kept = keep.map(escapeRegExp);
-  // Kept phrases come first: at a position where one starts, it wins over the names inside it.
-  const re = new RegExp([...kept, `(?<![A-Za-z0-9_])(?:${names.join("|")})(?![A-Za-z0-9_])`].join("|"), "g");
+  const re = new RegExp(`(?<![A-Za-z0-9_])(?:${names.join("|")})(?![A-Za-z0-9_])`, "g");
   const rename = (s: string) => s.replace(re, (name) => map.get(name) ?? name);
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") return rename(v);
@@ -125,7 +119,7 @@ export function renameExample(
       return Object.fromEntries(Object.entries(v).map(([k, x]) => [rename(k), walk(x)]));
     return v;
   };
-  return walk(ex) as SftExample;
+  return walk(value) as T;
 }
 
 function escapeRegExp(s: string): string {

@@ -18,7 +18,7 @@ export function withMemory(messages: readonly Message[], note: string | undefine
 
 export const MEMORY_HEADER = "# Private rehearsal notes";
 
-/** The note's fixed warning (exported so that renamed SFT logs can leave its words alone). */
+/** The note's fixed warning (exported so that tests can check renamed SFT logs leave it whole). */
 export const IMAGINED_NOTICE =
   "Every tool result below was imagined by you, not returned by a real tool; nothing in it has happened.";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildDemoData } from "../../../src/demo/data.js";
 import { HELDOUT_DOMAIN, QUICK_PLAN, TRAIN_DOMAINS } from "../../../src/demo/layout.js";
 import { demoSftExamples } from "../../../src/demo/sft-data.js";
-import { aliasMap, renameExample } from "../../../src/demo/tool-aliases.js";
+import { aliasMap, renameNames } from "../../../src/demo/tool-aliases.js";
 import { domainSpec } from "../../../src/envs/toolworld/index.js";
 import { domainTools } from "../../../src/envs/toolworld/tools.js";
 import { mulberry32 } from "../../../src/train/task-sampler.js";
@@ -58,7 +58,7 @@ describe("renamed logs (tool aliases)", () => {
       ],
       targets: [2],
     };
-    const out = renameExample(ex, map);
+    const out = renameNames(ex, map);
     expect(out.messages[0]!.content).toBe("x\ntools: get_loan(loan_id) transfer(loan_id,to_account_id)");
     expect(out.messages[1]!.content).toBe("check m3 and u31 and l5 and o5");
     expect(out.messages[2]!.toolCalls).toEqual([
@@ -75,7 +75,7 @@ describe("renamed logs (tool aliases)", () => {
     for (const [i, ex] of plain.act.slice(0, 60).entries()) {
       const map = aliasMap(tasks[i]!.domain, rand);
       const inverse = new Map([...map].map(([a, b]) => [b, a]));
-      expect(renameExample(renameExample(ex, map), inverse)).toEqual(ex);
+      expect(renameNames(renameNames(ex, map), inverse)).toEqual(ex);
     }
   });
 
