@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLocal, readBody, sendJson } from "./http.js";
 
 /**
  * A deterministic OpenAI-compatible embeddings server on 127.0.0.1 (`POST /v1/embeddings`), for
@@ -30,46 +30,43 @@ export async function startEmbeddingServer(opts: { dimensions?: number } = {}): 
   const dimensions = opts.dimensions ?? 64;
   const requests: string[][] = [];
   const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const send = (status: number, body: unknown) => {
-        res.writeHead(status, { "content-type": "application/json" });
-        res.end(JSON.stringify(body));
-      };
-      if (req.method !== "POST" || !/^(\/v1)?\/embeddings$/.test(req.url ?? "")) {
-        send(404, { error: { message: `no route ${req.method} ${req.url}` } });
-        return;
-      }
-      let body: { input?: unknown; model?: unknown };
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as typeof body;
-      } catch {
-        send(400, { error: { message: "body is not JSON" } });
-        return;
-      }
-      const input = typeof body.input === "string" ? [body.input] : body.input;
-      if (!Array.isArray(input) || !input.every((t) => typeof t === "string")) {
-        send(400, { error: { message: "input must be a string or a list of strings" } });
-        return;
-      }
-      requests.push(input as string[]);
-      send(200, {
-        object: "list",
-        model: typeof body.model === "string" ? body.model : "bag-of-words",
-        data: (input as string[]).map((t, index) => ({
-          object: "embedding",
-          index,
-          embedding: bagOfWordsEmbedding(t, dimensions),
-        })),
-        usage: { prompt_tokens: 0, total_tokens: 0 },
-      });
-    });
+    void readBody(req).then(
+      (text) => {
+        const send = (status: number, body: unknown) => sendJson(res, status, body);
+        if (req.method !== "POST" || !/^(\/v1)?\/embeddings$/.test(req.url ?? "")) {
+          send(404, { error: { message: `no route ${req.method} ${req.url}` } });
+          return;
+        }
+        let body: { input?: unknown; model?: unknown };
+        try {
+          body = JSON.parse(text) as typeof body;
+        } catch {
+          send(400, { error: { message: "body is not JSON" } });
+          return;
+        }
+        const input = typeof body.input === "string" ? [body.input] : body.input;
+        if (!Array.isArray(input) || !input.every((t) => typeof t === "string")) {
+          send(400, { error: { message: "input must be a string or a list of strings" } });
+          return;
+        }
+        requests.push(input as string[]);
+        send(200, {
+          object: "list",
+          model: typeof body.model === "string" ? body.model : "bag-of-words",
+          data: (input as string[]).map((t, index) => ({
+            object: "embedding",
+            index,
+            embedding: bagOfWordsEmbedding(t, dimensions),
+          })),
+          usage: { prompt_tokens: 0, total_tokens: 0 },
+        });
+      },
+      () => res.destroy(),
+    );
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const url = await listenLocal(server);
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: `${url}/v1`,
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLocal, readBody, sendJson } from "./http.js";
 
 /**
  * A real HTTP server on 127.0.0.1 that speaks enough of the OpenAI API for tests and benchmarks:
@@ -97,7 +97,7 @@ export async function startMockOpenAIServer(opts: MockOpenAIServerOptions = {}):
 
   const server = createServer((req, res) => {
     void route(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJSON(res, 500, errorBody(String(err), "server_error"));
+      if (!res.headersSent) sendJson(res, 500, errorBody(String(err), "server_error"));
       else res.destroy();
     });
   });
@@ -105,14 +105,14 @@ export async function startMockOpenAIServer(opts: MockOpenAIServerOptions = {}):
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? "/").split("?")[0]!;
     if (req.method === "GET" && (path === "/v1/models" || path === "/models")) {
-      sendJSON(res, 200, {
+      sendJson(res, 200, {
         object: "list",
         data: [{ id: model, object: "model", created: 0, owned_by: "envace-mock" }],
       });
       return;
     }
     if (req.method !== "POST" || (path !== "/v1/chat/completions" && path !== "/chat/completions")) {
-      sendJSON(res, 404, errorBody(`no route ${req.method} ${path}`, "not_found"));
+      sendJson(res, 404, errorBody(`no route ${req.method} ${path}`, "not_found"));
       return;
     }
     const text = await readBody(req);
@@ -120,7 +120,7 @@ export async function startMockOpenAIServer(opts: MockOpenAIServerOptions = {}):
     try {
       body = JSON.parse(text) as MockChatBody;
     } catch {
-      sendJSON(res, 400, errorBody("request body is not valid JSON", "invalid_request_error"));
+      sendJson(res, 400, errorBody("request body is not valid JSON", "invalid_request_error"));
       return;
     }
     const index = counter++;
@@ -155,7 +155,7 @@ export async function startMockOpenAIServer(opts: MockOpenAIServerOptions = {}):
       }
       if (typeof failure === "number") {
         done(failure);
-        sendJSON(
+        sendJson(
           res,
           failure,
           errorBody(`injected failure ${failure}`, failure >= 500 ? "server_error" : "invalid_request_error"),
@@ -165,19 +165,14 @@ export async function startMockOpenAIServer(opts: MockOpenAIServerOptions = {}):
       const reply = await handler(body, { index });
       const [status, json] = renderReply(reply, body, model, index);
       done(status);
-      sendJSON(res, status, json);
+      sendJson(res, status, json);
     } catch (err) {
       done(500);
       throw err;
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const url = await listenLocal(server, opts.port ?? 0);
 
   return {
     url,
@@ -286,19 +281,4 @@ function fakeTokenIds(text: string): number[] {
 
 function errorBody(message: string, type: string): unknown {
   return { error: { message, type, code: null, param: null } };
-}
-
-function sendJSON(res: ServerResponse, status: number, json: unknown): void {
-  const data = JSON.stringify(json);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(data) });
-  res.end(data);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }

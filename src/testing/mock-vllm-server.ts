@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { listenLocal, readBody, sendJson as send } from "./http.js";
 
 /**
  * A vLLM-shaped server on 127.0.0.1 for contract tests of the vllm rollout engine: the routes and
@@ -196,11 +196,7 @@ export async function startMockVllmServer(opts: MockVllmServerOptions = {}): Pro
     });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = await listenLocal(server);
   return {
     url,
     baseURL: `${url}/v1`,
@@ -228,19 +224,4 @@ export async function startMockVllmServer(opts: MockVllmServerOptions = {}): Pro
         server.closeAllConnections();
       }),
   };
-}
-
-function send(res: ServerResponse, status: number, json: unknown): void {
-  const data = JSON.stringify(json);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(data) });
-  res.end(data);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }

@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLocal, sendJson } from "./http.js";
 
 /**
  * A search API in SerpAPI's response shape, and the pages it links to, on 127.0.0.1: for
@@ -35,10 +35,7 @@ export async function startSearchServer(opts: {
   let base = "";
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const json = (status: number, body: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(body));
-    };
+    const json = (status: number, body: unknown) => sendJson(res, status, body);
     if (url.pathname === "/search.json") {
       const i = searches.length;
       searches.push(Object.fromEntries(url.searchParams));
@@ -73,9 +70,7 @@ export async function startSearchServer(opts: {
     res.writeHead(404, { "content-type": "text/plain" });
     res.end("not found");
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  base = `http://127.0.0.1:${port}`;
+  base = await listenLocal(server);
   return {
     searchURL: `${base}/search.json`,
     pageURL: (name) => `${base}/pages/${name}`,
