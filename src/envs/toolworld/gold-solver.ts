@@ -68,6 +68,39 @@ export function parseUserTurn(
 }
 
 /**
+ * One user turn's recorder: a solver context whose `call` runs each call in the real environment
+ * and records it (the call, its parsed result, and the assistant/tool messages) in `calls` and
+ * `messages`, which start with the user message. Shared by the gold solver and the past agent, so
+ * both log a turn the same way.
+ */
+export function turnRecorder(
+  env: ToolworldEnvironment,
+  turn: number,
+  user: string,
+  known: Map<string, string>,
+  lastId: string | undefined,
+): { ctx: SolverContext; calls: GoldCall[]; messages: Message[] } {
+  const messages: Message[] = [{ role: "user", content: user }];
+  const calls: GoldCall[] = [];
+  const ctx: SolverContext = {
+    known,
+    ...(lastId !== undefined ? { lastId } : {}),
+    call(name, args) {
+      const call: ToolCall = { id: `call_${turn}_${calls.length}`, name, arguments: args };
+      const result = env.callSync(call);
+      const value = toolworldResultValue(result);
+      calls.push({ call, ok: result.ok, result: value });
+      messages.push({ role: "assistant", content: "", toolCalls: [call] });
+      messages.push({ role: "tool", content: JSON.stringify(value), toolCallId: call.id, name });
+      return result.ok
+        ? { ok: true, value: value as Record<string, unknown> }
+        : { ok: false, error: result.error.message };
+    },
+  };
+  return { ctx, calls, messages };
+}
+
+/**
  * The scripted solver: reads each user turn, calls tools one at a time in the real environment, and
  * decides from the real results what to do next and what to reply. Its run is the task's gold
  * trajectory (SFT data) and its calls are the task's `examples`.
@@ -79,23 +112,7 @@ export function goldSolve(task: Task, env: ToolworldEnvironment = createToolworl
   const known = new Map<string, string>();
   let lastId: string | undefined;
   task.user_turns.forEach((user, t) => {
-    const turnMessages: Message[] = [{ role: "user", content: user }];
-    const calls: GoldCall[] = [];
-    const ctx: SolverContext = {
-      known,
-      lastId,
-      call(name, args) {
-        const call: ToolCall = { id: `call_${t}_${calls.length}`, name, arguments: args };
-        const result = env.callSync(call);
-        const value = toolworldResultValue(result);
-        calls.push({ call, ok: result.ok, result: value });
-        turnMessages.push({ role: "assistant", content: "", toolCalls: [call] });
-        turnMessages.push({ role: "tool", content: JSON.stringify(value), toolCallId: call.id, name });
-        return result.ok
-          ? { ok: true, value: value as Record<string, unknown> }
-          : { ok: false, error: result.error.message };
-      },
-    };
+    const { ctx, calls, messages: turnMessages } = turnRecorder(env, t, user, known, lastId);
     const { intent, slots } = parseUserTurn(d, user);
     const reply = intent.solve(slots, ctx);
     if (slots.id !== undefined) lastId = slots.id;

@@ -1,10 +1,10 @@
-import type { Message, ToolCall } from "../../core/messages.js";
+import type { Message } from "../../core/messages.js";
 import type { Rule, Task } from "../../core/task.js";
-import { createToolworldEnv, toolworldResultValue } from "./environment.js";
-import { goldSolve, parseUserTurn, type GoldCall, type GoldRun, type GoldTurn } from "./gold-solver.js";
+import { createToolworldEnv } from "./environment.js";
+import { goldSolve, parseUserTurn, turnRecorder, type GoldRun, type GoldTurn } from "./gold-solver.js";
 import { domainSpec } from "./registry.js";
 import { writeToolNames } from "./tools.js";
-import type { DomainSpec, Outcome, SolverContext } from "./types.js";
+import type { DomainSpec, SolverContext } from "./types.js";
 
 /**
  * The mistakes a past agent made in the logs a team has (issue 11). Each is checkable by the task's
@@ -67,23 +67,7 @@ export function pastAgentRun(
   const known = new Map<string, string>();
   let lastId: string | undefined;
   task.user_turns.forEach((user, t) => {
-    const turnMessages: Message[] = [{ role: "user", content: user }];
-    const calls: GoldCall[] = [];
-    const ctx: SolverContext = {
-      known,
-      ...(lastId !== undefined ? { lastId } : {}),
-      call(name, args): Outcome {
-        const call: ToolCall = { id: `call_${t}_${calls.length}`, name, arguments: args };
-        const result = env.callSync(call);
-        const value = toolworldResultValue(result);
-        calls.push({ call, ok: result.ok, result: value });
-        turnMessages.push({ role: "assistant", content: "", toolCalls: [call] });
-        turnMessages.push({ role: "tool", content: JSON.stringify(value), toolCallId: call.id, name });
-        return result.ok
-          ? { ok: true, value: value as Record<string, unknown> }
-          : { ok: false, error: result.error.message };
-      },
-    };
+    const { ctx, calls, messages: turnMessages } = turnRecorder(env, t, user, known, lastId);
     const { intent, slots } = parseUserTurn(d, user);
     const deviation = flaws.length === 0 ? chooseDeviation(task, d, gold.turns[t], t, rand, habits) : null;
     let reply: string;
