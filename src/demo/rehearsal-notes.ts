@@ -10,21 +10,28 @@ import type { RehearsalAttempt } from "../testtime/types.js";
 
 type GoldCall = GoldRun["turns"][number]["calls"][number];
 
-/** The first user turn of a logged run as a rehearsal attempt (its calls, results and reply). */
+type Rename = <T>(value: T) => T;
+const asLogged: Rename = (v) => v;
+
+/**
+ * The first user turn of a logged run as a rehearsal attempt (its calls, results and reply), its
+ * names passed through `rename` (only what was logged: the attempt's bookkeeping stays as it is).
+ */
 function attemptOf(
   run: GoldRun,
   index: number,
   imagine: (c: GoldCall) => unknown = (c) => c.result,
+  rename: Rename = asLogged,
 ): RehearsalAttempt {
   const turn = run.turns[0];
   const calls: ToolCallRecord[] = (turn?.calls ?? []).map((c) => ({
     turn: 0,
-    call: c.call,
-    result: JSON.stringify(imagine(c)),
+    call: rename(c.call),
+    result: rename(JSON.stringify(imagine(c))),
     ok: true,
     source: "rehearsal",
   }));
-  return { index, end: "replied", calls, ...(turn ? { reply: turn.reply } : {}) };
+  return { index, end: "replied", calls, ...(turn ? { reply: rename(turn.reply) } : {}) };
 }
 
 /** Most attempts a note holds: test-time rehearsal's `parallel:4` / `sequential:4`. */
@@ -59,7 +66,7 @@ export function withLoggedNote(
      * Applied to each attempt before the note's wording is put around it (renamed logs,
      * `tool-aliases.ts`): the attempts' names are renamed, the note's fixed prose never is.
      */
-    rename?: <T>(value: T) => T;
+    rename?: Rename;
   } = {},
 ): Message[] {
   const lenders = (opts.lenders ?? []).filter((t) => t.id !== task.id);
@@ -87,8 +94,7 @@ export function withLoggedNote(
       return same.length > 0 ? same[Math.floor(rand() * same.length)] : c.result;
     };
   }
-  const rename = opts.rename ?? (<T>(v: T) => v);
-  const imagined = attempts.map((r, i) => rename(attemptOf(r, i, imagine)));
+  const imagined = attempts.map((r, i) => attemptOf(r, i, imagine, opts.rename));
   const note = memoryNote(digestAttempts(imagined), attempts.length);
   return withMemory(messages, note);
 }
