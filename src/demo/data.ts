@@ -1,6 +1,11 @@
 import { canonicalJson } from "../core/canonical-json.js";
 import type { Example, Task } from "../core/task.js";
-import { generateTasks, toolworldCorpus, toolworldVocabulary } from "../envs/toolworld/index.js";
+import {
+  generateTasks,
+  TOOLWORLD_DOMAINS,
+  toolworldCorpus,
+  toolworldVocabulary,
+} from "../envs/toolworld/index.js";
 import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
 import { toolIndex } from "./policy-view.js";
 import {
@@ -81,7 +86,7 @@ export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
     eval: evalSets,
     envlessWithAnswers: keyed.envless,
     corpus,
-    vocabulary: toolworldVocabulary(),
+    vocabulary: toolworldVocabulary(TOOLWORLD_DOMAINS, { entities: plan.entityTokens !== "pieces" }),
   };
 }
 

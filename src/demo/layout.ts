@@ -33,6 +33,12 @@ export interface DemoPlan {
   experiments?: DemoExperiments;
   /** Share of training tasks whose SFT acting examples are renamed logs (`tool-aliases.ts`; 0: none). */
   sftAliasShare?: number;
+  /**
+   * How the tiny tokenizer writes entities (ids, emails, names): `whole`, one token each (the
+   * vocabulary; default), or `pieces`, left to the BPE with one token per digit, so that an entity
+   * no training text names is made of trained tokens.
+   */
+  entityTokens?: "whole" | "pieces";
   /** Tiny model size (worker `--init tiny --size`). */
   size: "xs" | "s" | "m";
   trainTasksPerDomain: number;

@@ -12,14 +12,26 @@ import { domainTools } from "./tools.js";
  * model will be evaluated on (by default all, the held-out one included) so that its entities are
  * whole tokens too.
  */
-export function toolworldVocabulary(domains: readonly string[] = TOOLWORLD_DOMAINS): string[] {
+export function toolworldVocabulary(
+  domains: readonly string[] = TOOLWORLD_DOMAINS,
+  opts: {
+    /**
+     * Entities (ids, emails, names) as whole tokens (default true). False leaves them to the BPE
+     * tokenizer, which writes digits one per token: `e48` is `e 4 8`, so an entity that no
+     * training text names is still made of trained tokens.
+     */
+    entities?: boolean;
+  } = {},
+): string[] {
   const out = new Set<string>();
   const add = (s: string | number) => out.add(String(s));
   for (const name of domains) {
     const d = domainSpec(name);
-    d.owner.keys.forEach(add);
-    ids(d.owner.idPrefix, OWNER_COUNT).forEach(add);
-    ids(d.item.idPrefix, ITEM_COUNT).forEach(add);
+    if (opts.entities !== false) {
+      d.owner.keys.forEach(add);
+      ids(d.owner.idPrefix, OWNER_COUNT).forEach(add);
+      ids(d.item.idPrefix, ITEM_COUNT).forEach(add);
+    }
     d.item.statuses.forEach(add);
     for (const t of domainTools(d)) {
       add(t.name);

@@ -42,6 +42,18 @@ describe("demo data", () => {
     for (const t of data.eval.heldout_domain) expect(data.corpus).not.toContain(t.user_turns[0]!);
   });
 
+  it("gives entities whole tokens by default, and leaves them to the tokenizer with entityTokens: pieces", () => {
+    expect(data.vocabulary).toContain("o17");
+    expect(data.vocabulary).toContain("kim@mail");
+    const pieces = buildDemoData({ ...QUICK_PLAN, entityTokens: "pieces" }, 3);
+    expect(pieces.vocabulary).not.toContain("o17");
+    expect(pieces.vocabulary).not.toContain("kim@mail");
+    expect(pieces.vocabulary).toContain("get_order");
+    expect(pieces.train).toEqual(data.train);
+    const examples = { act: [], rehearse: [] };
+    expect(sftCacheKey(QUICK_PLAN, 3, pieces, examples)).not.toBe(sftCacheKey(QUICK_PLAN, 3, data, examples));
+  });
+
   it("writes JSON with Python's separators", () => {
     expect(pyJson({ name: "f", arguments: { a: [1, "x"], b: {} } })).toBe(
       '{"name": "f", "arguments": {"a": [1, "x"], "b": {}}}',

@@ -200,6 +200,20 @@ describe("toolworld vocabulary and corpus", () => {
     expect(toolworldVocabulary(["shop"]).includes("l80")).toBe(false);
   });
 
+  it("leaves entities to the tokenizer when asked, and no kept token hides inside an entity", () => {
+    const pieces = new Set(toolworldVocabulary(TOOLWORLD_DOMAINS, { entities: false }));
+    for (const entity of ["o80", "l80", "c7", "kim@mail", "Kim"]) expect(pieces.has(entity)).toBe(false);
+    for (const kept of ["friday", "300", "get_order", "order_id", "shipped", "status"])
+      expect(pieces.has(kept)).toBe(true);
+    const entities = [...vocab].filter((t) => !pieces.has(t));
+    expect(entities.length).toBeGreaterThan(400);
+    // An added token matches anywhere: one inside an entity would cut it in two odd pieces.
+    const words = [...pieces].filter((t) => /[a-z]/i.test(t));
+    expect(entities.flatMap((e) => words.filter((w) => e.includes(w)).map((w) => `${w} in ${e}`))).toEqual(
+      [],
+    );
+  });
+
   it("builds a corpus with the gold trajectories", () => {
     const task = everything[0] as Task;
     const text = toolworldCorpus([task]);
