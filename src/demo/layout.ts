@@ -25,6 +25,8 @@ export interface DemoExperiments {
    * repeats of one arm from one SFT checkpoint, to measure how much an RL run alone varies.
    */
   rlSeedOffset?: number;
+  /** Renamed logs also move entities to ones no training task names (`entity-coverage.ts`). */
+  sftCoverEntities?: boolean;
 }
 
 /** Sizes of one demo run; `quick` is the same pipeline, smaller, for CI and a first look. */

@@ -17,6 +17,7 @@ import { withLoggedNote } from "./rehearsal-notes.js";
 import { LENT_TASKS } from "./data.js";
 import { tasksByWorld, worldmates } from "./worlds.js";
 import { aliasMap, renameNames } from "./tool-aliases.js";
+import { entityCoverage } from "./entity-coverage.js";
 
 function callKey(e: Pick<Example, "name" | "arguments">): string {
   return `${e.name} ${canonicalJson(e.arguments)}`;
@@ -45,6 +46,8 @@ export function demoSftExamples(
     noteNoise?: number;
     /** Share of tasks whose acting examples are renamed logs (`tool-aliases.ts`; default 0). */
     aliasShare?: number;
+    /** Renamed logs also move entities to ones no task names (`entity-coverage.ts`; experiment). */
+    coverEntities?: { forbidden: ReadonlySet<string> };
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
@@ -57,6 +60,7 @@ export function demoSftExamples(
   // Its own stream, so that renaming leaves every other draw (and example) as it was.
   const aliasRand = mulberry32(seed ^ 0xa11a5);
   const aliasShare = opts.aliasShare ?? 0;
+  const coverage = opts.coverEntities ? entityCoverage(tasks, opts.coverEntities.forbidden) : undefined;
   let flawedTraces = 0;
   for (const task of tasks) {
     const run: PastAgentRun = pastAgentRun(task, rand, opts.habits);
@@ -70,7 +74,8 @@ export function demoSftExamples(
           ...(opts.noteNoise ? { noise: opts.noteNoise } : {}),
         }
       : undefined;
-    const aliases = aliasShare > 0 && aliasRand() < aliasShare ? aliasMap(task.domain, aliasRand) : undefined;
+    const drawn = aliasShare > 0 && aliasRand() < aliasShare ? aliasMap(task.domain, aliasRand) : undefined;
+    const aliases = drawn && coverage ? coverage.extend(task, JSON.stringify(run.messages), drawn) : drawn;
     // Renamed logs rename what was logged (prompt, calls, results, replies, tools, the note's
     // attempts), before the note's fixed wording and the index's layout are put around it.
     const rename = aliases ? <T>(v: T): T => renameNames(v, aliases) : undefined;

@@ -74,6 +74,13 @@ export async function sftCheckpoint(
     ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
     ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
     ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
+    ...(experiments.sftCoverEntities
+      ? {
+          coverEntities: {
+            forbidden: new Set(Object.values(data.eval).flatMap((ts) => ts.flatMap((t) => t.user_turns))),
+          },
+        }
+      : {}),
   });
   const key = sftCacheKey(plan, seed, data, sft);
   const dir = resolve(cacheRoot, `sft-${key}`);

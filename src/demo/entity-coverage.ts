@@ -1,0 +1,69 @@
+import type { Task } from "../core/task.js";
+import { TOOLWORLD_DOMAINS, toolworldVocabulary } from "../envs/toolworld/index.js";
+import { renameNames } from "./tool-aliases.js";
+
+/**
+ * Pseudonymized renamed logs (experiment, issue 11's SFT gate): entities (ids, emails, names) that
+ * no training task names are never an SFT target, so the tiny whole-token model cannot write them
+ * when an evaluation request names one. In a renamed log, a task's own entities may be swapped for
+ * such unnamed entities of the same kind, consistently, as a pseudonymized log would; the renamed
+ * request must not equal any evaluation request (`forbidden`).
+ */
+const ENTITY = /[a-z]+@mail|\b[a-z]\d+\b|\b[A-Z][a-z]+\b/g;
+
+function kindOf(token: string): string {
+  if (token.endsWith("@mail")) return "email";
+  if (/^[A-Z]/.test(token)) return "name";
+  return `id:${token[0]}`;
+}
+
+export interface EntityCoverage {
+  /** The task's names renamed by `aliases`, with some own entities moved to unnamed ones. */
+  extend(task: Task, runText: string, aliases: Map<string, string>): Map<string, string>;
+}
+
+export function entityCoverage(tasks: readonly Task[], forbidden: ReadonlySet<string>): EntityCoverage {
+  const all = new Set(toolworldVocabulary());
+  const kept = new Set(toolworldVocabulary(TOOLWORLD_DOMAINS, { entities: false }));
+  const entities = [...all].filter((t) => !kept.has(t));
+  const isEntity = new Set(entities);
+  const named = new Set<string>();
+  for (const t of tasks)
+    for (const w of JSON.stringify([t.user_turns, t.examples]).match(ENTITY) ?? []) named.add(w);
+  const queues = new Map<string, string[]>();
+  for (const e of entities) {
+    if (named.has(e)) continue;
+    const q = queues.get(kindOf(e)) ?? [];
+    q.push(e);
+    queues.set(kindOf(e), q);
+  }
+  return {
+    extend(task, runText, aliases) {
+      const present = new Set(
+        (JSON.stringify([task.user_turns, task.examples]) + runText)
+          .match(ENTITY)
+          ?.filter((w) => isEntity.has(w)) ?? [],
+      );
+      const map = new Map(aliases);
+      const image = (w: string) => map.get(w) ?? w;
+      const taken = new Set([...present].map(image));
+      const moved: [string, string][] = [];
+      for (const w of present) {
+        const q = queues.get(kindOf(image(w)));
+        const to = q?.find((c) => !taken.has(c));
+        if (!q || !to) continue;
+        moved.push([w, to]);
+        taken.add(to);
+        map.set(w, to);
+      }
+      const renamed = renameNames(task.user_turns, map);
+      if (moved.length === 0 || renamed.some((u) => forbidden.has(u))) return aliases;
+      // each unnamed entity is written once; the queues empty as the renamed logs cover them
+      for (const [, to] of moved) {
+        const q = queues.get(kindOf(to))!;
+        q.splice(q.indexOf(to), 1);
+      }
+      return map;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { buildDemoData } from "../../../src/demo/data.js";
+import { QUICK_PLAN } from "../../../src/demo/layout.js";
+import { demoSftExamples } from "../../../src/demo/sft-data.js";
+import type { SftExample } from "../../../src/train/sft.js";
+
+const ENTITY = /[a-z]+@mail|\b[a-z]\d+\b|\b[A-Z][a-z]+\b/g;
+
+/** Entities written by some SFT target (a call, a result, a reply). */
+function written(examples: readonly SftExample[]): Set<string> {
+  const out = new Set<string>();
+  for (const ex of examples)
+    for (const i of ex.targets) {
+      const m = ex.messages[i]!;
+      for (const w of (JSON.stringify(m.toolCalls ?? []) + (m.content ?? "")).match(ENTITY) ?? []) out.add(w);
+    }
+  return out;
+}
+
+describe("pseudonymized renamed logs (entity coverage)", () => {
+  const data = buildDemoData({ ...QUICK_PLAN, trainTasksPerDomain: 200 }, 6);
+  const tasks = Object.values(data.train).flat();
+  const evalTurns = Object.values(data.eval).flatMap((ts) => ts.flatMap((t) => t.user_turns));
+  const forbidden = new Set(evalTurns);
+  const plain = demoSftExamples(tasks, 6, { aliasShare: 0.25 });
+  const covered = demoSftExamples(tasks, 6, { aliasShare: 0.25, coverEntities: { forbidden } });
+
+  it("writes entities that no training task names, leaving the other examples as they were", () => {
+    const before = written([...plain.act, ...plain.rehearse]);
+    const after = written([...covered.act, ...covered.rehearse]);
+    const gained = [...after].filter((w) => !before.has(w));
+    expect(gained.length).toBeGreaterThan(20);
+    expect(covered.rehearse).toEqual(plain.rehearse);
+    const changed = covered.act.filter((ex, i) => JSON.stringify(ex) !== JSON.stringify(plain.act[i])).length;
+    expect(changed).toBeGreaterThan(0);
+    expect(changed).toBeLessThan(covered.act.length * 0.3);
+  });
+
+  it("never turns a training request into an evaluation request", () => {
+    const firstUser = (ex: SftExample) => ex.messages.find((m) => m.role === "user")?.content ?? "";
+    const hits = (exs: readonly SftExample[]) => new Set(exs.map(firstUser).filter((u) => forbidden.has(u)));
+    const added = [...hits(covered.act)].filter((u) => !hits(plain.act).has(u));
+    expect(added).toEqual([]);
+  });
+
+  it("moves an entity consistently: the request and the call copied from it name the same new one", () => {
+    const first = (ex: SftExample) => ex.messages.find((m) => m.toolCalls?.length)?.toolCalls?.[0];
+    const userOf = (ex: SftExample) => ex.messages.find((m) => m.role === "user")?.content ?? "";
+    let moved = 0;
+    for (const [i, ex] of covered.act.entries()) {
+      const was = plain.act[i]!;
+      const pc = first(was);
+      const cc = first(ex);
+      if (!pc || !cc) continue;
+      for (const [k, x] of Object.entries(pc.arguments)) {
+        if (typeof x !== "string" || !userOf(was).includes(x)) continue;
+        const y = cc.arguments[k];
+        expect(typeof y).toBe("string");
+        expect(userOf(ex)).toContain(y as string);
+        if (y !== x) moved++;
+      }
+    }
+    expect(moved).toBeGreaterThan(10);
+  });
+});
