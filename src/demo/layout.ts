@@ -31,7 +31,7 @@ export interface DemoExperiments {
 
 /** Sizes of one demo run; `quick` is the same pipeline, smaller, for CI and a first look. */
 export interface DemoPlan {
-  /** Knobs that only experiments set (RESULTS.md); the recipe above them is what a user runs. */
+  /** Knobs that only experiments set (RESULTS.md); the rest of the plan is the recipe a user runs. */
   experiments?: DemoExperiments;
   /** Share of training tasks whose SFT acting examples are renamed logs (`tool-aliases.ts`; 0: none). */
   sftAliasShare?: number;
