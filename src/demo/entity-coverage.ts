@@ -1,5 +1,5 @@
 import type { Task } from "../core/task.js";
-import { TOOLWORLD_DOMAINS, toolworldVocabulary } from "../envs/toolworld/index.js";
+import { toolworldEntities } from "../envs/toolworld/index.js";
 import { renameNames } from "./tool-aliases.js";
 
 /**
@@ -23,9 +23,7 @@ export interface EntityCoverage {
 }
 
 export function entityCoverage(tasks: readonly Task[], forbidden: ReadonlySet<string>): EntityCoverage {
-  const all = new Set(toolworldVocabulary());
-  const kept = new Set(toolworldVocabulary(TOOLWORLD_DOMAINS, { entities: false }));
-  const entities = [...all].filter((t) => !kept.has(t));
+  const entities = [...new Set(toolworldEntities())].sort();
   const isEntity = new Set(entities);
   const named = new Set<string>();
   for (const t of tasks)

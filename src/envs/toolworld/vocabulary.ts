@@ -5,6 +5,14 @@ import { DAYS, ITEM_COUNT, NUMBERS, OWNER_COUNT, ids } from "./pools.js";
 import { domainSpec, TOOLWORLD_DOMAINS } from "./registry.js";
 import { domainTools } from "./tools.js";
 
+/** The closed pools' entities of `domains`: owner keys (emails, names) and owner and item ids. */
+export function toolworldEntities(domains: readonly string[] = TOOLWORLD_DOMAINS): string[] {
+  return domains.flatMap((name) => {
+    const d = domainSpec(name);
+    return [...d.owner.keys, ...ids(d.owner.idPrefix, OWNER_COUNT), ...ids(d.item.idPrefix, ITEM_COUNT)];
+  });
+}
+
 /**
  * The strings a tiny word-level model must see as single tokens (the worker's `--vocab-extra FILE`,
  * one a line): every entity of the closed pools (ids, emails, names), status words, days, numbers,
@@ -27,11 +35,7 @@ export function toolworldVocabulary(
   const add = (s: string | number) => out.add(String(s));
   for (const name of domains) {
     const d = domainSpec(name);
-    if (opts.entities !== false) {
-      d.owner.keys.forEach(add);
-      ids(d.owner.idPrefix, OWNER_COUNT).forEach(add);
-      ids(d.item.idPrefix, ITEM_COUNT).forEach(add);
-    }
+    if (opts.entities !== false) toolworldEntities([name]).forEach(add);
     d.item.statuses.forEach(add);
     for (const t of domainTools(d)) {
       add(t.name);
