@@ -28,6 +28,8 @@ export interface DemoData {
   eval: Record<EvalSplit, Task[]>;
   /** The env-less evaluation tasks with their own recorded examples: only for the answers-in-prompt fidelity figure. */
   envlessWithAnswers: Task[];
+  /** Every evaluation request (user turn), which no SFT example may turn a training request into. */
+  evalRequests: string[];
   /** Text the tiny model's tokenizer is trained on. */
   corpus: string;
   /** Entity strings that become single tokens (worker `--vocab-extra`). */
@@ -85,6 +87,7 @@ export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
     train,
     eval: evalSets,
     envlessWithAnswers: keyed.envless,
+    evalRequests: [...new Set(Object.values(keyed).flatMap((ts) => ts.flatMap((t) => t.user_turns)))],
     corpus,
     vocabulary: toolworldVocabulary(TOOLWORLD_DOMAINS, { entities: plan.entityTokens !== "pieces" }),
   };

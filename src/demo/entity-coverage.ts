@@ -1,15 +1,6 @@
 import type { Task } from "../core/task.js";
-import { toolworldEntities } from "../envs/toolworld/index.js";
+import { entityMentions, toolworldEntities } from "../envs/toolworld/index.js";
 import { renameNames } from "./tool-aliases.js";
-
-/**
- * Pseudonymized renamed logs (experiment, issue 11's SFT gate): entities (ids, emails, names) that
- * no training task names are never an SFT target, so the tiny whole-token model cannot write them
- * when an evaluation request names one. In a renamed log, a task's own entities may be swapped for
- * such unnamed entities of the same kind, consistently, as a pseudonymized log would; the renamed
- * request must not equal any evaluation request (`forbidden`).
- */
-const ENTITY = /[a-z]+@mail|\b[a-z]\d+\b|\b[A-Z][a-z]+\b/g;
 
 function kindOf(token: string): string {
   if (token.endsWith("@mail")) return "email";
@@ -22,12 +13,19 @@ export interface EntityCoverage {
   extend(task: Task, runText: string, aliases: Map<string, string>): Map<string, string>;
 }
 
+/**
+ * Pseudonymized renamed logs (issue 11's SFT gate; `DemoPlan.sftPseudonymize`): entities (ids, emails, names) that
+ * no training task names are never an SFT target, so the tiny whole-token model cannot write them
+ * when an evaluation request names one. In a renamed log, a task's own entities may be swapped for
+ * such unnamed entities of the same kind, consistently, as a pseudonymized log would; the renamed
+ * request must not equal any evaluation request (`forbidden`).
+ */
 export function entityCoverage(tasks: readonly Task[], forbidden: ReadonlySet<string>): EntityCoverage {
   const entities = [...new Set(toolworldEntities())].sort();
   const isEntity = new Set(entities);
   const named = new Set<string>();
   for (const t of tasks)
-    for (const w of JSON.stringify([t.user_turns, t.examples]).match(ENTITY) ?? []) named.add(w);
+    for (const w of entityMentions(JSON.stringify([t.user_turns, t.examples]))) named.add(w);
   const queues = new Map<string, string[]>();
   for (const e of entities) {
     if (named.has(e)) continue;
@@ -38,9 +36,9 @@ export function entityCoverage(tasks: readonly Task[], forbidden: ReadonlySet<st
   return {
     extend(task, runText, aliases) {
       const present = new Set(
-        (JSON.stringify([task.user_turns, task.examples]) + runText)
-          .match(ENTITY)
-          ?.filter((w) => isEntity.has(w)) ?? [],
+        entityMentions(JSON.stringify([task.user_turns, task.examples]) + runText).filter((w) =>
+          isEntity.has(w),
+        ),
       );
       const map = new Map(aliases);
       const image = (w: string) => map.get(w) ?? w;

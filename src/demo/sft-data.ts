@@ -46,7 +46,7 @@ export function demoSftExamples(
     noteNoise?: number;
     /** Share of tasks whose acting examples are renamed logs (`tool-aliases.ts`; default 0). */
     aliasShare?: number;
-    /** Renamed logs also move entities to ones no task names (`entity-coverage.ts`; experiment). */
+    /** Renamed logs also move entities to ones no task names (`entity-coverage.ts`; `DemoPlan.sftPseudonymize`). */
     coverEntities?: { forbidden: ReadonlySet<string> };
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {

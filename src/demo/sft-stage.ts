@@ -9,7 +9,7 @@ import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
 
 /** Bump when the SFT recipe changes, so that cached checkpoints of the old recipe are not reused. */
-const SFT_RECIPE_VERSION = 8;
+const SFT_RECIPE_VERSION = 9;
 
 export interface SftStageResult {
   /** A Hugging Face model directory (weights + tokenizer) that workers start from. */
@@ -56,6 +56,21 @@ export function sftCacheKey(
   return h.digest("hex").slice(0, 16);
 }
 
+/** The SFT examples of a run: the past agent's logs of the training tasks, as the plan's recipe says. */
+export function demoSftData(
+  data: DemoData,
+  plan: DemoPlan,
+  seed: number,
+): ReturnType<typeof demoSftExamples> {
+  const experiments = plan.experiments ?? {};
+  return demoSftExamples(Object.values(data.train).flat(), seed, {
+    ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
+    ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
+    ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
+    ...(plan.sftPseudonymize ? { coverEntities: { forbidden: new Set(data.evalRequests) } } : {}),
+  });
+}
+
 /**
  * The SFT warm start, cached (`sftCacheKey`), so every arm of a run and every later run with the
  * same settings reuse one checkpoint. The checkpoint is written to a temporary folder and renamed when complete: a killed run never
@@ -69,19 +84,7 @@ export async function sftCheckpoint(
   onProgress: (p: SftProgress) => void = () => {},
 ): Promise<SftStageResult> {
   const trainTasks = Object.values(data.train).flat();
-  const experiments = plan.experiments ?? {};
-  const sft = demoSftExamples(trainTasks, seed, {
-    ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
-    ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
-    ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
-    ...(experiments.sftCoverEntities
-      ? {
-          coverEntities: {
-            forbidden: new Set(Object.values(data.eval).flatMap((ts) => ts.flatMap((t) => t.user_turns))),
-          },
-        }
-      : {}),
-  });
+  const sft = demoSftData(data, plan, seed);
   const key = sftCacheKey(plan, seed, data, sft);
   const dir = resolve(cacheRoot, `sft-${key}`);
   const counts = { act: sft.act.length, rehearse: sft.rehearse.length };

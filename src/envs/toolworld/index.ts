@@ -5,7 +5,7 @@ export { ToolworldEnvironment, createToolworldEnv, toolworldResultValue } from "
 export type { ToolworldWorld } from "./environment.js";
 export { goldSolve } from "./gold-solver.js";
 export type { GoldRun, GoldTurn, GoldCall } from "./gold-solver.js";
-export { toolworldVocabulary, toolworldCorpus, toolworldEntities } from "./vocabulary.js";
+export { toolworldVocabulary, toolworldCorpus, toolworldEntities, entityMentions } from "./vocabulary.js";
 export type { ToolworldState } from "./types.js";
 export { pastAgentRun, PAST_AGENT_HABITS } from "./past-agent.js";
 export type { PastAgentRun, PastAgentFlaw, PastAgentHabits } from "./past-agent.js";

@@ -14,6 +14,14 @@ export function toolworldEntities(domains: readonly string[] = TOOLWORLD_DOMAINS
 }
 
 /**
+ * The words of `text` shaped like a closed pool's entity (`eva@mail`, `c12`, `Eva`): candidates that
+ * callers check against `toolworldEntities()`, since a capitalised word need not be a name.
+ */
+export function entityMentions(text: string): string[] {
+  return text.match(/[a-z]+@mail|\b[a-z]\d+\b|\b[A-Z][a-z]+\b/g) ?? [];
+}
+
+/**
  * The strings a tiny word-level model must see as single tokens (the worker's `--vocab-extra FILE`,
  * one a line): every entity of the closed pools (ids, emails, names), status words, days, numbers,
  * tool names, JSON field names and tenant names. The set is closed and seed-independent; pass every domain the

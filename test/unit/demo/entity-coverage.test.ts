@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { buildDemoData } from "../../../src/demo/data.js";
-import { QUICK_PLAN } from "../../../src/demo/layout.js";
+import { FULL_PLAN, QUICK_PLAN } from "../../../src/demo/layout.js";
+import { demoSftData } from "../../../src/demo/sft-stage.js";
 import { demoSftExamples } from "../../../src/demo/sft-data.js";
+import { entityMentions } from "../../../src/envs/toolworld/index.js";
 import type { SftExample } from "../../../src/train/sft.js";
-
-const ENTITY = /[a-z]+@mail|\b[a-z]\d+\b|\b[A-Z][a-z]+\b/g;
 
 /** Entities written by some SFT target (a call, a result, a reply). */
 function written(examples: readonly SftExample[]): Set<string> {
@@ -12,7 +12,7 @@ function written(examples: readonly SftExample[]): Set<string> {
   for (const ex of examples)
     for (const i of ex.targets) {
       const m = ex.messages[i]!;
-      for (const w of (JSON.stringify(m.toolCalls ?? []) + (m.content ?? "")).match(ENTITY) ?? []) out.add(w);
+      for (const w of entityMentions(JSON.stringify(m.toolCalls ?? []) + (m.content ?? ""))) out.add(w);
     }
   return out;
 }
@@ -20,8 +20,7 @@ function written(examples: readonly SftExample[]): Set<string> {
 describe("pseudonymized renamed logs (entity coverage)", () => {
   const data = buildDemoData({ ...QUICK_PLAN, trainTasksPerDomain: 200 }, 6);
   const tasks = Object.values(data.train).flat();
-  const evalTurns = Object.values(data.eval).flatMap((ts) => ts.flatMap((t) => t.user_turns));
-  const forbidden = new Set(evalTurns);
+  const forbidden = new Set(data.evalRequests);
   const plain = demoSftExamples(tasks, 6, { aliasShare: 0.25 });
   const covered = demoSftExamples(tasks, 6, { aliasShare: 0.25, coverEntities: { forbidden } });
 
@@ -61,5 +60,26 @@ describe("pseudonymized renamed logs (entity coverage)", () => {
       }
     }
     expect(moved).toBeGreaterThan(10);
+  });
+});
+
+describe("the demo's SFT data (demoSftData)", () => {
+  const plan = { ...QUICK_PLAN, trainTasksPerDomain: 200 };
+  const data = buildDemoData(plan, 6);
+
+  it("knows every evaluation request", () => {
+    const turns = Object.values(data.eval).flatMap((ts) => ts.flatMap((t) => t.user_turns));
+    expect(turns.length).toBeGreaterThan(0);
+    expect(new Set(data.evalRequests)).toEqual(new Set(turns));
+  });
+
+  it("pseudonymizes renamed logs in both plans' recipe, and only when the plan says so", () => {
+    expect(FULL_PLAN.sftPseudonymize).toBe(true);
+    expect(QUICK_PLAN.sftPseudonymize).toBe(true);
+    const on = demoSftData(data, plan, 6);
+    const off = demoSftData(data, { ...plan, sftPseudonymize: false }, 6);
+    const before = written(off.act);
+    expect([...written(on.act)].filter((w) => !before.has(w)).length).toBeGreaterThan(20);
+    expect(on.rehearse).toEqual(off.rehearse);
   });
 });
