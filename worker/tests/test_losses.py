@@ -134,9 +134,11 @@ def test_kl_weighted_like_the_policy_loss_so_packing_does_not_change_the_gradien
             for s in seqs]
     g_four = _grads(tr)
     for a, b in zip(g_one, g_four):
-        # float32 sums in another order: equal within 1e-6 relative to the gradient's scale
+        # float32 sums in another order differ by tens of ulps, more with more threads (measured up to
+        # 3.8e-6 of the gradient's scale on CI's machine); the KL term this guards moves the gradient by
+        # up to 0.84 of that scale, so weighting it wrongly misses 1e-4 by three orders of magnitude
         scale = max(1.0, a.abs().max().item())
-        assert (a - b).abs().max().item() <= 1e-6 * scale
+        assert (a - b).abs().max().item() <= 1e-4 * scale
     assert sum(f["loss"] for f in four) == pytest.approx(one["loss"], abs=1e-6)
 
 
