@@ -20,13 +20,21 @@ export interface EntityCoverage {
  * such unnamed entities of the same kind, consistently, as a pseudonymized log would; the renamed
  * request must not equal any evaluation request (`forbidden`).
  */
-export function entityCoverage(tasks: readonly Task[], forbidden: ReadonlySet<string>): EntityCoverage {
+export function entityCoverage(
+  tasks: readonly Task[],
+  forbidden: ReadonlySet<string>,
+  /** Renamed logs that write each unnamed entity (default 1). */
+  uses = 1,
+): EntityCoverage {
+  if (!Number.isInteger(uses) || uses < 1)
+    throw new Error(`entity coverage: uses must be an integer ≥ 1, got ${uses}`);
   const entities = [...new Set(toolworldEntities())].sort();
   const isEntity = new Set(entities);
   const named = new Set<string>();
   for (const t of tasks)
     for (const w of entityMentions(JSON.stringify([t.user_turns, t.examples]))) named.add(w);
   const queues = new Map<string, string[]>();
+  const used = new Map<string, number>();
   for (const e of entities) {
     if (named.has(e)) continue;
     const q = queues.get(kindOf(e)) ?? [];
@@ -54,10 +62,14 @@ export function entityCoverage(tasks: readonly Task[], forbidden: ReadonlySet<st
       }
       const renamed = renameNames(task.user_turns, map);
       if (moved.length === 0 || renamed.some((u) => forbidden.has(u))) return aliases;
-      // each unnamed entity is written once; the queues empty as the renamed logs cover them
+      // each unnamed entity is written by `uses` renamed logs, all of them once before any twice;
+      // the queues empty as the renamed logs cover them
       for (const [, to] of moved) {
         const q = queues.get(kindOf(to))!;
         q.splice(q.indexOf(to), 1);
+        const n = (used.get(to) ?? 0) + 1;
+        used.set(to, n);
+        if (n < uses) q.push(to);
       }
       return map;
     },

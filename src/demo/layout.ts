@@ -25,6 +25,8 @@ export interface DemoExperiments {
    * repeats of one arm from one SFT checkpoint, to measure how much an RL run alone varies.
    */
   rlSeedOffset?: number;
+  /** Renamed logs that write each entity no training task names, when `sftPseudonymize` (default 1). */
+  pseudonymUses?: number;
 }
 
 /** Sizes of one demo run; `quick` is the same pipeline, smaller, for CI and a first look. */

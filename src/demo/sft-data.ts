@@ -47,7 +47,7 @@ export function demoSftExamples(
     /** Share of tasks whose acting examples are renamed logs (`tool-aliases.ts`; default 0). */
     aliasShare?: number;
     /** Renamed logs also move entities to ones no task names (`entity-coverage.ts`; `DemoPlan.sftPseudonymize`). */
-    coverEntities?: { forbidden: ReadonlySet<string> };
+    coverEntities?: { forbidden: ReadonlySet<string>; uses?: number };
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
@@ -60,7 +60,9 @@ export function demoSftExamples(
   // Its own stream, so that renaming leaves every other draw (and example) as it was.
   const aliasRand = mulberry32(seed ^ 0xa11a5);
   const aliasShare = opts.aliasShare ?? 0;
-  const coverage = opts.coverEntities ? entityCoverage(tasks, opts.coverEntities.forbidden) : undefined;
+  const coverage = opts.coverEntities
+    ? entityCoverage(tasks, opts.coverEntities.forbidden, opts.coverEntities.uses)
+    : undefined;
   let flawedTraces = 0;
   for (const task of tasks) {
     const run: PastAgentRun = pastAgentRun(task, rand, opts.habits);

@@ -67,7 +67,14 @@ export function demoSftData(
     ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
     ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
     ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
-    ...(plan.sftPseudonymize ? { coverEntities: { forbidden: new Set(data.evalRequests) } } : {}),
+    ...(plan.sftPseudonymize
+      ? {
+          coverEntities: {
+            forbidden: new Set(data.evalRequests),
+            ...(experiments.pseudonymUses ? { uses: experiments.pseudonymUses } : {}),
+          },
+        }
+      : {}),
   });
 }
 

@@ -35,6 +35,34 @@ describe("pseudonymized renamed logs (entity coverage)", () => {
     expect(changed).toBeLessThan(covered.act.length * 0.3);
   });
 
+  it("writes each unnamed entity in as many renamed logs as `uses` asks, all once before any twice", () => {
+    // every log renamed, so that there are more renamed logs than unnamed entities
+    const renamed = (coverEntities?: { forbidden: ReadonlySet<string>; uses: number }) =>
+      demoSftExamples(tasks, 6, { aliasShare: 1, ...(coverEntities ? { coverEntities } : {}) }).act;
+    const before = written(renamed());
+    /** For each entity that renaming alone never writes: how many renamed logs (requests) write it. */
+    const logsWriting = (act: readonly SftExample[]) => {
+      const byEntity = new Map<string, Set<string>>();
+      for (const ex of act) {
+        const request = ex.messages.find((m) => m.role === "user")?.content ?? "";
+        for (const w of written([ex]))
+          if (!before.has(w)) byEntity.set(w, (byEntity.get(w) ?? new Set()).add(request));
+      }
+      return [...byEntity.values()].map((s) => s.size);
+    };
+    const once = logsWriting(renamed({ forbidden, uses: 1 }));
+    const three = logsWriting(renamed({ forbidden, uses: 3 }));
+    expect(once.length).toBeGreaterThan(20);
+    expect(Math.max(...once)).toBe(1);
+    expect(Math.max(...three)).toBe(3);
+    expect(three.length).toBeGreaterThanOrEqual(once.length);
+    // the renamed logs that used to stop at one per entity now write most entities again
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    expect(three.filter((n) => n >= 2).length).toBeGreaterThan(once.length / 2);
+    expect(sum(three)).toBeGreaterThan(2 * sum(once));
+    expect(() => demoSftExamples(tasks, 6, { coverEntities: { forbidden, uses: 0 } })).toThrow(/uses/);
+  });
+
   it("never turns a training request into an evaluation request", () => {
     const firstUser = (ex: SftExample) => ex.messages.find((m) => m.role === "user")?.content ?? "";
     const hits = (exs: readonly SftExample[]) => new Set(exs.map(firstUser).filter((u) => forbidden.has(u)));
