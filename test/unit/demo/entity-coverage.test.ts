@@ -35,7 +35,7 @@ describe("pseudonymized renamed logs (entity coverage)", () => {
     expect(changed).toBeLessThan(covered.act.length * 0.3);
   });
 
-  it("writes each unnamed entity in as many renamed logs as `uses` asks, all once before any twice", () => {
+  it("writes each unnamed entity in up to `uses` renamed logs instead of one", () => {
     // every log renamed, so that there are more renamed logs than unnamed entities
     const renamed = (coverEntities?: { forbidden: ReadonlySet<string>; uses: number }) =>
       demoSftExamples(tasks, 6, { aliasShare: 1, ...(coverEntities ? { coverEntities } : {}) }).act;
