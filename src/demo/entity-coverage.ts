@@ -33,14 +33,15 @@ export function entityCoverage(
   const named = new Set<string>();
   for (const t of tasks)
     for (const w of entityMentions(JSON.stringify([t.user_turns, t.examples]))) named.add(w);
+  // Each unnamed entity `uses` times over, in rounds: all of them once before any twice.
   const queues = new Map<string, string[]>();
-  const used = new Map<string, number>();
-  for (const e of entities) {
-    if (named.has(e)) continue;
-    const q = queues.get(kindOf(e)) ?? [];
-    q.push(e);
-    queues.set(kindOf(e), q);
-  }
+  for (let round = 0; round < uses; round++)
+    for (const e of entities) {
+      if (named.has(e)) continue;
+      const q = queues.get(kindOf(e)) ?? [];
+      q.push(e);
+      queues.set(kindOf(e), q);
+    }
   return {
     extend(task, runText, aliases) {
       const present = new Set(
@@ -62,14 +63,10 @@ export function entityCoverage(
       }
       const renamed = renameNames(task.user_turns, map);
       if (moved.length === 0 || renamed.some((u) => forbidden.has(u))) return aliases;
-      // each unnamed entity is written by `uses` renamed logs, all of them once before any twice;
-      // the queues empty as the renamed logs cover them
+      // the queues empty as the renamed logs write their entities
       for (const [, to] of moved) {
         const q = queues.get(kindOf(to))!;
         q.splice(q.indexOf(to), 1);
-        const n = (used.get(to) ?? 0) + 1;
-        used.set(to, n);
-        if (n < uses) q.push(to);
       }
       return map;
     },

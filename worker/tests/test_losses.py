@@ -133,12 +133,16 @@ def test_kl_weighted_like_the_policy_loss_so_packing_does_not_change_the_gradien
     four = [tr.forward_backward(parse_forward_backward({"sequences": [s], "loss": loss}, v, 4096, True))
             for s in seqs]
     g_four = _grads(tr)
-    for a, b in zip(g_one, g_four):
-        # float32 sums in another order differ by tens of ulps, more with more threads (measured up to
-        # 3.8e-6 of the gradient's scale on CI's machine); the KL term this guards moves the gradient by
-        # up to 0.84 of that scale, so weighting it wrongly misses 1e-4 by three orders of magnitude
-        scale = max(1.0, a.abs().max().item())
-        assert (a - b).abs().max().item() <= 1e-4 * scale
+    # float32 sums in another order differ by tens of ulps, more with more threads (measured up to
+    # 3.8e-6 of the gradient's scale on CI's machine): the bound is 1e-4 of that scale
+    def worst(gs_a, gs_b):
+        return max((a - b).abs().max().item() / max(1.0, a.abs().max().item()) for a, b in zip(gs_a, gs_b))
+
+    assert worst(g_one, g_four) <= 1e-4
+    # the bound can fail: the KL term it guards moves the gradient by far more (measured 0.84)
+    tr.zero_grad()
+    tr.forward_backward(parse_forward_backward({"sequences": seqs, "loss": {**loss, "kl_coef": 0.0}}, v, 4096, True))
+    assert worst(g_one, _grads(tr)) > 1e-2
     assert sum(f["loss"] for f in four) == pytest.approx(one["loss"], abs=1e-6)
 
 
