@@ -1,4 +1,12 @@
-import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  type WriteStream,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -123,10 +131,16 @@ async function download(url: string, dest: string): Promise<number> {
   }
   mkdirSync(dirname(dest), { recursive: true });
   const tmp = `${dest}.part-${process.pid}`;
+  const out = createWriteStream(tmp);
   try {
-    await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), createWriteStream(tmp));
+    await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), out);
     renameSync(tmp, dest);
   } catch (e) {
+    // pipeline rejects as soon as the body fails, possibly before the file stream has opened its
+    // file; removing the file then would race the open, which creates it afterwards. Wait for the
+    // destroyed stream to close first.
+    out.destroy();
+    await closed(out);
     rmSync(tmp, { force: true });
     throw new EnvaceError("DATA_DOWNLOAD_ERROR", `download of ${url} failed: ${causeOf(e)}`, {
       url,
@@ -134,6 +148,10 @@ async function download(url: string, dest: string): Promise<number> {
     });
   }
   return statSync(dest).size;
+}
+
+function closed(stream: WriteStream): Promise<void> {
+  return stream.closed ? Promise.resolve() : new Promise((resolve) => stream.once("close", () => resolve()));
 }
 
 /** Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND…) is in `cause`. */
