@@ -63,18 +63,13 @@ export function demoSftData(
   seed: number,
 ): ReturnType<typeof demoSftExamples> {
   const experiments = plan.experiments ?? {};
+  // A renamed request never equals an evaluation request (the evaluation stays unseen).
+  const coverEntities = { forbidden: new Set(data.evalRequests), uses: experiments.pseudonymUses ?? 1 };
   return demoSftExamples(Object.values(data.train).flat(), seed, {
     ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
     ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
     ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
-    ...(plan.sftPseudonymize
-      ? {
-          coverEntities: {
-            forbidden: new Set(data.evalRequests),
-            ...(experiments.pseudonymUses ? { uses: experiments.pseudonymUses } : {}),
-          },
-        }
-      : {}),
+    ...(plan.sftPseudonymize ? { coverEntities } : {}),
   });
 }
 
