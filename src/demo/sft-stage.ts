@@ -64,12 +64,14 @@ export function demoSftData(
 ): ReturnType<typeof demoSftExamples> {
   const experiments = plan.experiments ?? {};
   // A renamed request never equals an evaluation request (the evaluation stays unseen).
-  const coverEntities = { forbidden: new Set(data.evalRequests), uses: experiments.pseudonymUses ?? 1 };
+  const coverEntities = plan.sftPseudonymize
+    ? { forbidden: new Set(data.evalRequests), uses: experiments.pseudonymUses ?? 1 }
+    : undefined;
   return demoSftExamples(Object.values(data.train).flat(), seed, {
     ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
     ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
     ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
-    ...(plan.sftPseudonymize ? { coverEntities } : {}),
+    ...(coverEntities ? { coverEntities } : {}),
   });
 }
 
