@@ -25,8 +25,17 @@ export interface DemoExperiments {
    * repeats of one arm from one SFT checkpoint, to measure how much an RL run alone varies.
    */
   rlSeedOffset?: number;
-  /** Renamed logs that write each entity no training task names, when `sftPseudonymize` (default 1). */
-  pseudonymUses?: number;
+}
+
+/** How the SFT logs are pseudonymized (`entity-coverage.ts`). */
+export interface Pseudonyms {
+  /**
+   * `renamed` (recipe v9): only renamed logs, each entity no training task names moved into up to
+   * `uses` of them. `balanced` (v10): any log, towards every entity fewer than `uses` training
+   * tasks name, never taking an entity below `uses`.
+   */
+  mode: "renamed" | "balanced";
+  uses: number;
 }
 
 /** Sizes of one demo run; `quick` is the same pipeline, smaller, for CI and a first look. */
@@ -36,10 +45,11 @@ export interface DemoPlan {
   /** Share of training tasks whose SFT acting examples are renamed logs (`tool-aliases.ts`; 0: none). */
   sftAliasShare?: number;
   /**
-   * Renamed logs are also pseudonymized (`entity-coverage.ts`): a renamed task's own entities may
-   * move to entities no training task names, so every entity is some SFT target's.
+   * Pseudonymized logs (`entity-coverage.ts`): a log's own entities may move to entities that few
+   * or no training tasks name, so that every entity is written by some SFT targets. `true` is
+   * `{ mode: "renamed", uses: 1 }` (recipe v9).
    */
-  sftPseudonymize?: boolean;
+  sftPseudonymize?: boolean | Pseudonyms;
   /**
    * How the tiny tokenizer writes entities (ids, emails, names): `whole`, one token each (the
    * vocabulary; default), or `pieces`, left to the BPE with one token per digit, so that an entity
@@ -122,12 +132,13 @@ export const FULL_PLAN: DemoPlan = {
   // success of the SFT model 0/0/0 → 20.4/1.3/5.9, SFT gate 2 of 3 → 3 of 3, unseen fidelity 69.6 →
   // 73.1 (RESULTS.md).
   sftAliasShare: 0.25,
-  // Pseudonymized renamed logs (issue 11's SFT gate): an evaluation request may name an entity that
-  // no training request names (the split by request holds out every request of a rare entity); a
-  // whole-token tiny model never trained to write it copies another. Measured on the seeds whose
-  // gate failed (4/6/7): first-call copy 92.1/91.4/92.8 → 98.0/94.1/97.4, SFT env-less success
-  // 44.1/40.8/42.1 → 50.0/51.3/57.9 (RESULTS.md).
-  sftPseudonymize: true,
+  // Pseudonymized logs (issue 11's SFT gate): an evaluation request may name an entity that no
+  // training request names (the split by request holds out every request of a rare entity); a
+  // whole-token tiny model never trained to write it copies another. v9 (renamed logs only, each
+  // unnamed entity once) lifted seeds 4/6/7's first-call copy 92.1/91.4/92.8 → 98.0/94.1/97.4 but
+  // left seed 9 at 92.8 (a name written once; the renamed logs' slots run out). v10, balanced over
+  // all logs with 8 uses: seed 9 92.8 → 100, seed 0 99.3 → 100 (RESULTS.md).
+  sftPseudonymize: { mode: "balanced", uses: 8 },
   // Imagined attempts at temperature 0.5: at 1 a third of them named wrong ids or facts, and the
   // committed actor copied from them; on 3 seeds × {sft, envace} the loss against the none row
   // shrank in every case (e.g. `envace` seed 0: −7.8 → −1.3), RESULTS.md (issue 11).
@@ -155,7 +166,7 @@ export const QUICK_PLAN: DemoPlan = {
     noteShare: 0.25,
   },
   sftAliasShare: 0.25,
-  sftPseudonymize: true,
+  sftPseudonymize: { mode: "balanced", uses: 8 },
   testtimeTemperature: 0.5,
   curveTasks: 4,
   fidelityCalls: 16,

@@ -17,7 +17,7 @@ import { withLoggedNote } from "./rehearsal-notes.js";
 import { LENT_TASKS } from "./data.js";
 import { tasksByWorld, worldmates } from "./worlds.js";
 import { aliasMap, renameNames } from "./tool-aliases.js";
-import { entityCoverage } from "./entity-coverage.js";
+import { entityCoverage, type EntityCoverageOptions } from "./entity-coverage.js";
 
 function callKey(e: Pick<Example, "name" | "arguments">): string {
   return `${e.name} ${canonicalJson(e.arguments)}`;
@@ -46,8 +46,8 @@ export function demoSftExamples(
     noteNoise?: number;
     /** Share of tasks whose acting examples are renamed logs (`tool-aliases.ts`; default 0). */
     aliasShare?: number;
-    /** Renamed logs also move entities to ones no task names (`entity-coverage.ts`; `DemoPlan.sftPseudonymize`). */
-    coverEntities?: { forbidden: ReadonlySet<string>; uses?: number };
+    /** Logs move entities to under-written ones (`entity-coverage.ts`; `DemoPlan.sftPseudonymize`). */
+    coverEntities?: { forbidden: ReadonlySet<string> } & EntityCoverageOptions;
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
@@ -61,7 +61,7 @@ export function demoSftExamples(
   const aliasRand = mulberry32(seed ^ 0xa11a5);
   const aliasShare = opts.aliasShare ?? 0;
   const coverage = opts.coverEntities
-    ? entityCoverage(tasks, opts.coverEntities.forbidden, opts.coverEntities.uses)
+    ? entityCoverage(tasks, opts.coverEntities.forbidden, opts.coverEntities)
     : undefined;
   let flawedTraces = 0;
   for (const task of tasks) {
@@ -77,10 +77,12 @@ export function demoSftExamples(
         }
       : undefined;
     const drawn = aliasShare > 0 && aliasRand() < aliasShare ? aliasMap(task.domain, aliasRand) : undefined;
-    const aliases = drawn && coverage ? coverage.extend(task, JSON.stringify(run.messages), drawn) : drawn;
+    // Balanced coverage may pseudonymize any log; otherwise only renamed ones.
+    const cover = coverage && (drawn || opts.coverEntities?.balanced);
+    const aliases = cover ? coverage.extend(task, JSON.stringify(run.messages), drawn ?? new Map()) : drawn;
     // Renamed logs rename what was logged (prompt, calls, results, replies, tools, the note's
     // attempts), before the note's fixed wording and the index's layout are put around it.
-    const rename = aliases ? <T>(v: T): T => renameNames(v, aliases) : undefined;
+    const rename = aliases && aliases.size > 0 ? <T>(v: T): T => renameNames(v, aliases) : undefined;
     const tools = rename && task.tools ? rename(task.tools) : task.tools;
     act.push(
       ...gold.act.map((logged) => {

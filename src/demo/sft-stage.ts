@@ -4,12 +4,12 @@ import { join, resolve } from "node:path";
 import { startWorker } from "../engines/worker-supervisor.js";
 import { runSft, type SftExample } from "../train/sft.js";
 import type { DemoData } from "./data.js";
-import type { DemoPlan } from "./layout.js";
+import type { DemoPlan, Pseudonyms } from "./layout.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
 
 /** Bump when the SFT recipe changes, so that cached checkpoints of the old recipe are not reused. */
-const SFT_RECIPE_VERSION = 9;
+const SFT_RECIPE_VERSION = 10;
 
 export interface SftStageResult {
   /** A Hugging Face model directory (weights + tokenizer) that workers start from. */
@@ -56,6 +56,8 @@ export function sftCacheKey(
   return h.digest("hex").slice(0, 16);
 }
 
+const V9_PSEUDONYMS: Pseudonyms = { mode: "renamed", uses: 1 };
+
 /** The SFT examples of a run: the past agent's logs of the training tasks, as the plan's recipe says. */
 export function demoSftData(
   data: DemoData,
@@ -63,9 +65,14 @@ export function demoSftData(
   seed: number,
 ): ReturnType<typeof demoSftExamples> {
   const experiments = plan.experiments ?? {};
+  const pseudonyms = plan.sftPseudonymize === true ? V9_PSEUDONYMS : plan.sftPseudonymize || undefined;
   // A renamed request never equals an evaluation request (the evaluation stays unseen).
-  const coverEntities = plan.sftPseudonymize
-    ? { forbidden: new Set(data.evalRequests), uses: experiments.pseudonymUses ?? 1 }
+  const coverEntities = pseudonyms
+    ? {
+        forbidden: new Set(data.evalRequests),
+        uses: pseudonyms.uses,
+        balanced: pseudonyms.mode === "balanced",
+      }
     : undefined;
   return demoSftExamples(Object.values(data.train).flat(), seed, {
     ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),

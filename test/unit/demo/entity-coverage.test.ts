@@ -3,7 +3,8 @@ import { buildDemoData } from "../../../src/demo/data.js";
 import { FULL_PLAN, QUICK_PLAN } from "../../../src/demo/layout.js";
 import { demoSftData } from "../../../src/demo/sft-stage.js";
 import { demoSftExamples } from "../../../src/demo/sft-data.js";
-import { entityMentions } from "../../../src/envs/toolworld/index.js";
+import { entityCoverage } from "../../../src/demo/entity-coverage.js";
+import { entityMentions, toolworldEntities } from "../../../src/envs/toolworld/index.js";
 import type { SftExample } from "../../../src/train/sft.js";
 
 /** Entities written by some SFT target (a call, a result, a reply). */
@@ -17,7 +18,8 @@ function written(examples: readonly SftExample[]): Set<string> {
   return out;
 }
 
-describe("pseudonymized renamed logs (entity coverage)", () => {
+// Each test builds the SFT data of 600 tasks several times: seconds each, more on a loaded machine.
+describe("pseudonymized renamed logs (entity coverage)", { timeout: 60_000 }, () => {
   const data = buildDemoData({ ...QUICK_PLAN, trainTasksPerDomain: 200 }, 6);
   const tasks = Object.values(data.train).flat();
   const forbidden = new Set(data.evalRequests);
@@ -91,7 +93,68 @@ describe("pseudonymized renamed logs (entity coverage)", () => {
   });
 });
 
-describe("the demo's SFT data (demoSftData)", () => {
+describe("balanced entity coverage (any log, donors kept at `uses`)", { timeout: 60_000 }, () => {
+  const data = buildDemoData({ ...QUICK_PLAN, trainTasksPerDomain: 200 }, 6);
+  const tasks = Object.values(data.train).flat();
+  const forbidden = new Set(data.evalRequests);
+  const isEntity = new Set(toolworldEntities());
+  const namedBy = (ts: readonly { user_turns: string[]; examples: unknown }[]) => {
+    const n = new Map<string, number>();
+    for (const t of ts)
+      for (const w of new Set(entityMentions(JSON.stringify([t.user_turns, t.examples]))))
+        if (isEntity.has(w)) n.set(w, (n.get(w) ?? 0) + 1);
+    return n;
+  };
+
+  it("raises under-named entities towards `uses` without taking any entity below it", () => {
+    const uses = 6;
+    const before = namedBy(tasks);
+    const coverage = entityCoverage(tasks, forbidden, { uses, balanced: true });
+    const after = new Map<string, number>();
+    let movedLogs = 0;
+    for (const t of tasks) {
+      const map = coverage.extend(t, "", new Map());
+      if (map.size > 0) movedLogs++;
+      const own = new Set(
+        entityMentions(JSON.stringify([t.user_turns, t.examples])).filter((w) => isEntity.has(w)),
+      );
+      for (const w of new Set([...own].map((x) => map.get(x) ?? x))) after.set(w, (after.get(w) ?? 0) + 1);
+    }
+    expect(movedLogs).toBeGreaterThan(20);
+    for (const e of isEntity)
+      expect(after.get(e) ?? 0).toBeGreaterThanOrEqual(Math.min(before.get(e) ?? 0, uses));
+    const deficit = (n: Map<string, number>) =>
+      [...isEntity].reduce((s, e) => s + Math.max(0, uses - (n.get(e) ?? 0)), 0);
+    expect(deficit(after)).toBeLessThan(deficit(before) - movedLogs);
+  });
+
+  it("pseudonymizes logs that are not renamed, and writes more entities than renamed logs alone", () => {
+    const plain = demoSftExamples(tasks, 6, {}).act;
+    const unbalanced = demoSftExamples(tasks, 6, { coverEntities: { forbidden, uses: 3 } }).act;
+    const balanced = demoSftExamples(tasks, 6, { coverEntities: { forbidden, uses: 3, balanced: true } }).act;
+    expect(unbalanced).toEqual(plain); // no renamed logs: nothing to pseudonymize
+    const changed = balanced.filter((ex, i) => JSON.stringify(ex) !== JSON.stringify(plain[i])).length;
+    expect(changed).toBeGreaterThan(20);
+    const neverWritten = (act: readonly SftExample[]) => {
+      const w = written(act);
+      return [...isEntity].filter((e) => !w.has(e)).length;
+    };
+    const renamedOnly = demoSftExamples(tasks, 6, {
+      aliasShare: 0.25,
+      coverEntities: { forbidden, uses: 3 },
+    }).act;
+    const both = demoSftExamples(tasks, 6, {
+      aliasShare: 0.25,
+      coverEntities: { forbidden, uses: 3, balanced: true },
+    }).act;
+    expect(neverWritten(both)).toBeLessThan(neverWritten(renamedOnly));
+    const firstUser = (ex: SftExample) => ex.messages.find((m) => m.role === "user")?.content ?? "";
+    const hits = (exs: readonly SftExample[]) => exs.map(firstUser).filter((u) => forbidden.has(u));
+    expect(hits(balanced).length).toBeLessThanOrEqual(hits(plain).length);
+  });
+});
+
+describe("the demo's SFT data (demoSftData)", { timeout: 60_000 }, () => {
   const plan = { ...QUICK_PLAN, trainTasksPerDomain: 200 };
   const data = buildDemoData(plan, 6);
 
@@ -101,13 +164,24 @@ describe("the demo's SFT data (demoSftData)", () => {
     expect(new Set(data.evalRequests)).toEqual(new Set(turns));
   });
 
-  it("pseudonymizes renamed logs in both plans' recipe, and only when the plan says so", () => {
-    expect(FULL_PLAN.sftPseudonymize).toBe(true);
-    expect(QUICK_PLAN.sftPseudonymize).toBe(true);
+  it("pseudonymizes logs, balanced, in both plans' recipe, and only when the plan says so", () => {
+    expect(FULL_PLAN.sftPseudonymize).toEqual({ mode: "balanced", uses: 8 });
+    expect(QUICK_PLAN.sftPseudonymize).toEqual(FULL_PLAN.sftPseudonymize);
     const on = demoSftData(data, plan, 6);
     const off = demoSftData(data, { ...plan, sftPseudonymize: false }, 6);
     const before = written(off.act);
     expect([...written(on.act)].filter((w) => !before.has(w)).length).toBeGreaterThan(20);
     expect(on.rehearse).toEqual(off.rehearse);
+    // not renamed logs are pseudonymized too
+    const renamedOnly = demoSftData(data, { ...plan, sftPseudonymize: { mode: "renamed", uses: 8 } }, 6);
+    const changed = (a: readonly SftExample[]) =>
+      a.filter((ex, i) => JSON.stringify(ex) !== JSON.stringify(off.act[i])).length;
+    expect(changed(on.act)).toBeGreaterThan(changed(renamedOnly.act));
+  });
+
+  it("reads `sftPseudonymize: true` as recipe v9's (renamed logs, each unnamed entity once)", () => {
+    const v9 = demoSftData(data, { ...plan, sftPseudonymize: true }, 6);
+    expect(v9).toEqual(demoSftData(data, { ...plan, sftPseudonymize: { mode: "renamed", uses: 1 } }, 6));
+    expect(v9).not.toEqual(demoSftData(data, plan, 6));
   });
 });
