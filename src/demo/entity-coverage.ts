@@ -20,7 +20,7 @@ export interface EntityCoverageOptions {
    */
   uses?: number;
   /**
-   * Balanced (`DemoPlan.sftPseudonymize: "balanced"`): an entity is moved only while more than
+   * Balanced (`DemoPlan.sftPseudonymize: { mode: "balanced" }`): an entity is moved only while more than
    * `uses` tasks name it, so a move never leaves its source under-written, and any log may be
    * pseudonymized, not only renamed ones (the caller passes empty aliases for those). Without it,
    * a renamed log moves every entity it can and only entities no task names are owed.

@@ -137,7 +137,7 @@ export const FULL_PLAN: DemoPlan = {
   // whole-token tiny model never trained to write it copies another. v9 (renamed logs only, each
   // unnamed entity once) lifted seeds 4/6/7's first-call copy 92.1/91.4/92.8 → 98.0/94.1/97.4 but
   // left seed 9 at 92.8 (a name written once; the renamed logs' slots run out). v10, balanced over
-  // all logs with 8 uses: seed 9 92.8 → 100, seed 0 99.3 → 100 (RESULTS.md).
+  // all logs with 8 uses: first-call copy 100 on seeds 0/1/9 (seed 9 was 92.8; RESULTS.md).
   sftPseudonymize: { mode: "balanced", uses: 8 },
   // Imagined attempts at temperature 0.5: at 1 a third of them named wrong ids or facts, and the
   // committed actor copied from them; on 3 seeds × {sft, envace} the loss against the none row
