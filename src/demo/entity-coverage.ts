@@ -1,5 +1,6 @@
 import type { Task } from "../core/task.js";
 import { entityMentions, toolworldEntities } from "../envs/toolworld/index.js";
+import type { Pseudonyms } from "./layout.js";
 import { renameNames } from "./tool-aliases.js";
 
 function kindOf(token: string): string {
@@ -13,21 +14,6 @@ export interface EntityCoverage {
   extend(task: Task, runText: string, aliases: Map<string, string>): Map<string, string>;
 }
 
-export interface EntityCoverageOptions {
-  /**
-   * How many logs should write each entity: an entity named by fewer training tasks is owed the
-   * difference (default 1, which only covers entities no task names).
-   */
-  uses?: number;
-  /**
-   * Balanced (`DemoPlan.sftPseudonymize: { mode: "balanced" }`): an entity is moved only while more than
-   * `uses` tasks name it, so a move never leaves its source under-written, and any log may be
-   * pseudonymized, not only renamed ones (the caller passes empty aliases for those). Without it,
-   * a renamed log moves every entity it can and only entities no task names are owed.
-   */
-  balanced?: boolean;
-}
-
 /**
  * Pseudonymized logs (issue 11's SFT gate; `DemoPlan.sftPseudonymize`): an entity (id, email, name)
  * that few or no training tasks name is rarely or never an SFT target, so the tiny whole-token
@@ -39,9 +25,13 @@ export interface EntityCoverageOptions {
 export function entityCoverage(
   tasks: readonly Task[],
   forbidden: ReadonlySet<string>,
-  opts: EntityCoverageOptions = {},
+  /** `DemoPlan.sftPseudonymize`'s settings (default v9's: `renamed`, 1 use). */
+  opts: Partial<Pseudonyms> = {},
 ): EntityCoverage {
   const uses = opts.uses ?? 1;
+  // Balanced: any log may give (the caller passes empty aliases for logs not renamed), and only
+  // entities named by more than `uses` tasks give, so a move never leaves its source under-written.
+  const balanced = opts.mode === "balanced";
   if (!Number.isInteger(uses) || uses < 1)
     throw new Error(`entity coverage: uses must be an integer ≥ 1, got ${uses}`);
   const entities = [...new Set(toolworldEntities())].sort();
@@ -55,8 +45,7 @@ export function entityCoverage(
   // Tasks naming each entity; balanced moves keep it above `uses` for the entity moved away from.
   const named = new Map<string, number>();
   for (const t of tasks) for (const w of mentionsOf(t)) named.set(w, (named.get(w) ?? 0) + 1);
-  const owed = (e: string) =>
-    opts.balanced ? Math.max(0, uses - (named.get(e) ?? 0)) : named.has(e) ? 0 : uses;
+  const owed = (e: string) => (balanced ? Math.max(0, uses - (named.get(e) ?? 0)) : named.has(e) ? 0 : uses);
   // Each owed entity once before any twice, in rounds.
   const queues = new Map<string, string[]>();
   for (let round = 0; round < uses; round++)
@@ -74,7 +63,7 @@ export function entityCoverage(
       const taken = new Set([...present].map(image));
       const moved: [string, string][] = [];
       for (const w of present) {
-        if (opts.balanced && (named.get(w) ?? 0) <= uses) continue;
+        if (balanced && (named.get(w) ?? 0) <= uses) continue;
         const q = queues.get(kindOf(image(w)));
         const to = q?.find((c) => !taken.has(c));
         if (!q || !to) continue;

@@ -17,7 +17,8 @@ import { withLoggedNote } from "./rehearsal-notes.js";
 import { LENT_TASKS } from "./data.js";
 import { tasksByWorld, worldmates } from "./worlds.js";
 import { aliasMap, renameNames } from "./tool-aliases.js";
-import { entityCoverage, type EntityCoverageOptions } from "./entity-coverage.js";
+import { entityCoverage } from "./entity-coverage.js";
+import type { Pseudonyms } from "./layout.js";
 
 function callKey(e: Pick<Example, "name" | "arguments">): string {
   return `${e.name} ${canonicalJson(e.arguments)}`;
@@ -47,7 +48,7 @@ export function demoSftExamples(
     /** Share of tasks whose acting examples are renamed logs (`tool-aliases.ts`; default 0). */
     aliasShare?: number;
     /** Logs move entities to under-written ones (`entity-coverage.ts`; `DemoPlan.sftPseudonymize`). */
-    coverEntities?: { forbidden: ReadonlySet<string> } & EntityCoverageOptions;
+    coverEntities?: { forbidden: ReadonlySet<string> } & Partial<Pseudonyms>;
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
@@ -78,7 +79,7 @@ export function demoSftExamples(
       : undefined;
     const drawn = aliasShare > 0 && aliasRand() < aliasShare ? aliasMap(task.domain, aliasRand) : undefined;
     // Balanced coverage may pseudonymize any log; otherwise only renamed ones.
-    const cover = coverage && (drawn || opts.coverEntities?.balanced);
+    const cover = coverage && (drawn || opts.coverEntities?.mode === "balanced");
     const aliases = cover ? coverage.extend(task, JSON.stringify(run.messages), drawn ?? new Map()) : drawn;
     // Renamed logs rename what was logged (prompt, calls, results, replies, tools, the note's
     // attempts), before the note's fixed wording and the index's layout are put around it.

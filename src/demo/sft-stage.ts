@@ -67,13 +67,7 @@ export function demoSftData(
   const experiments = plan.experiments ?? {};
   const pseudonyms = plan.sftPseudonymize === true ? V9_PSEUDONYMS : plan.sftPseudonymize || undefined;
   // A renamed request never equals an evaluation request (the evaluation stays unseen).
-  const coverEntities = pseudonyms
-    ? {
-        forbidden: new Set(data.evalRequests),
-        uses: pseudonyms.uses,
-        balanced: pseudonyms.mode === "balanced",
-      }
-    : undefined;
+  const coverEntities = pseudonyms ? { forbidden: new Set(data.evalRequests), ...pseudonyms } : undefined;
   return demoSftExamples(Object.values(data.train).flat(), seed, {
     ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
     ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),

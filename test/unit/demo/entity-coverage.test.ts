@@ -109,7 +109,7 @@ describe("balanced entity coverage (any log, donors kept at `uses`)", { timeout:
   it("raises under-named entities towards `uses` without taking any entity below it", () => {
     const uses = 6;
     const before = namedBy(tasks);
-    const coverage = entityCoverage(tasks, forbidden, { uses, balanced: true });
+    const coverage = entityCoverage(tasks, forbidden, { uses, mode: "balanced" });
     const after = new Map<string, number>();
     let movedLogs = 0;
     for (const t of tasks) {
@@ -131,7 +131,9 @@ describe("balanced entity coverage (any log, donors kept at `uses`)", { timeout:
   it("pseudonymizes logs that are not renamed, and writes more entities than renamed logs alone", () => {
     const plain = demoSftExamples(tasks, 6, {}).act;
     const unbalanced = demoSftExamples(tasks, 6, { coverEntities: { forbidden, uses: 3 } }).act;
-    const balanced = demoSftExamples(tasks, 6, { coverEntities: { forbidden, uses: 3, balanced: true } }).act;
+    const balanced = demoSftExamples(tasks, 6, {
+      coverEntities: { forbidden, uses: 3, mode: "balanced" },
+    }).act;
     expect(unbalanced).toEqual(plain); // no renamed logs: nothing to pseudonymize
     const changed = balanced.filter((ex, i) => JSON.stringify(ex) !== JSON.stringify(plain[i])).length;
     expect(changed).toBeGreaterThan(20);
@@ -145,7 +147,7 @@ describe("balanced entity coverage (any log, donors kept at `uses`)", { timeout:
     }).act;
     const both = demoSftExamples(tasks, 6, {
       aliasShare: 0.25,
-      coverEntities: { forbidden, uses: 3, balanced: true },
+      coverEntities: { forbidden, uses: 3, mode: "balanced" },
     }).act;
     expect(neverWritten(both)).toBeLessThan(neverWritten(renamedOnly));
     const firstUser = (ex: SftExample) => ex.messages.find((m) => m.role === "user")?.content ?? "";
