@@ -1,3 +1,4 @@
+import { countFailures, type FailureCounts } from "../bench/failure-kinds.js";
 import { summarizeFidelity } from "../bench/fidelity.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
@@ -29,6 +30,8 @@ export interface ArmEvaluation {
   heldoutFirstCall: ReturnType<typeof firstCallTransfer>;
   /** Real calls made by evaluation (reported, not part of the scarce training budget). */
   evalEnvCalls: number;
+  /** Why the env-less set's failed tasks failed: the past agent's mistakes this policy still makes. */
+  envlessFailures: FailureCounts;
 }
 
 /**
@@ -50,6 +53,7 @@ export async function evaluateArm(
   let evalEnvCalls = 0;
   let envlessEpisodes: Awaited<ReturnType<typeof runEvalEpisodes>>["episodes"] = [];
   let copy = 0;
+  let envlessFailures = countFailures([], []);
   let heldoutFirstCall = { domain_tool: 0, right_tool: 0, exact: 0 };
   for (const split of EVAL_SPLITS) {
     const tasks: Task[] = data.eval[split];
@@ -60,6 +64,7 @@ export async function evaluateArm(
     if (split === "envless") {
       envlessEpisodes = out.episodes;
       copy = firstCallCopy(out.episodes, tasks);
+      envlessFailures = countFailures(tasks, out.episodes);
     }
     if (split === "heldout_domain") heldoutFirstCall = firstCallTransfer(out.episodes, tasks);
   }
@@ -83,5 +88,6 @@ export async function evaluateArm(
     firstCallCopy: copy,
     heldoutFirstCall,
     evalEnvCalls,
+    envlessFailures,
   };
 }

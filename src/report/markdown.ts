@@ -38,6 +38,29 @@ export function resultsMarkdown(r: DemoResults): string {
         ".",
     );
   }
+  const failures = r.arms.filter((a) => a.envless_failures);
+  if (failures.length > 0) {
+    lines.push(
+      "",
+      "Why env-less tasks failed (failed tasks by the first failing standard's kind, summed over seeds):",
+      "",
+      "| arm | tasks | failed | wrong arguments | forbidden call | missing call | reply fact | judged | not finished |",
+      "|---|---|---|---|---|---|---|---|---|",
+    );
+    for (const a of failures) {
+      const f = a.envless_failures!;
+      const kinds = [
+        f.wrong_arguments,
+        f.forbidden_call,
+        f.missing_call,
+        f.reply_fact,
+        f.judged,
+        f.not_finished,
+      ];
+      const failed = kinds.reduce((x, y) => x + y, 0);
+      lines.push(`| ${a.name} | ${f.episodes} | ${failed} | ${kinds.join(" | ")} |`);
+    }
+  }
   const g = r.sft_gate;
   const gateSeeds =
     g.seeds_passed !== undefined && g.per_seed

@@ -43,6 +43,21 @@ export const ArmResultZ = z.object({
   heldout_first_call: z
     .object({ domain_tool: z.number(), right_tool: z.number(), exact: z.number() })
     .optional(),
+  /**
+   * The env-less set's failed tasks by why they failed (`src/bench/failure-kinds.ts`), summed over
+   * seeds, with the tasks counted: which of the past agent's mistakes the arm still makes.
+   */
+  envless_failures: z
+    .object({
+      episodes: z.number(),
+      forbidden_call: z.number(),
+      missing_call: z.number(),
+      wrong_arguments: z.number(),
+      reply_fact: z.number(),
+      judged: z.number(),
+      not_finished: z.number(),
+    })
+    .optional(),
   /** Success measured inside the arm's own rehearsed world (co-adaptation diagnostic). */
   rehearsed_world_success: MeanCIZ.nullable(),
   steps: z.number(),

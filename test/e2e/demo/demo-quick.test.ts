@@ -64,6 +64,11 @@ describe("envace demo --quick --json", () => {
       expect(f.domain_tool).toBeGreaterThanOrEqual(f.right_tool);
       expect(f.right_tool).toBeGreaterThanOrEqual(f.exact);
       expect(f.domain_tool).toBeLessThanOrEqual(1);
+      // Why env-less tasks failed: one kind per failed task, so the kinds add up to the failures.
+      const { episodes, ...kinds } = arm.envless_failures!;
+      const failed = Object.values(kinds).reduce((a, b) => a + b, 0);
+      expect(episodes).toBe(arm.success.envless.n);
+      expect(failed).toBe(Math.round(episodes * (1 - arm.success.envless.mean!)));
     }
     // the gate is the SFT model's own measurement, and its verdict follows the thresholds
     const sft = results.arms.find((a) => a.name === "sft")!;
@@ -115,6 +120,7 @@ describe("envace demo --quick --json", () => {
     const md = readFileSync(join(out, "results.md"), "utf8");
     expect(md).toContain("| envace_anchored |");
     expect(md).toMatch(/Held-out domain, first act call .*sft \d+\.\d% name one of its tools/);
+    expect(md).toMatch(/\| sft \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| 0 \| \d+ \|/);
     expect(results.report).toBe(join(out, "report.html"));
     expect(existsSync(results.report)).toBe(true);
     const browser = await launchChromium();

@@ -19,6 +19,9 @@ import { buildRehearsalPrompt } from "../../../src/rollout/rehearsal-prompt.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 import { firstCallTransfer } from "../../../src/demo/evaluate.js";
 import type { EpisodeResult } from "../../../src/rollout/types.js";
+import { countFailures } from "../../../src/bench/failure-kinds.js";
+
+const noFailures = countFailures([], []);
 
 describe("demo data", () => {
   const data = buildDemoData(QUICK_PLAN, 3);
@@ -257,6 +260,7 @@ describe("demo arms and aggregation", () => {
       firstCallCopy: 1,
       heldoutFirstCall: { domain_tool: 0.5, right_tool: 0.25, exact: 0 },
       evalEnvCalls: 3,
+      envlessFailures: { ...noFailures, episodes: 1, missing_call: 1 },
     };
     const r = armResult([
       { spec, training: { envCalls: 10, steps: 2, metrics: [] }, evaluation, minutes: 1 },
@@ -272,6 +276,7 @@ describe("demo arms and aggregation", () => {
     expect(r.rehearsed_world_success).toBeNull();
     expect(r.fidelity!.own_calls.n).toBe(4);
     expect(r.fidelity_unseen).toEqual({ exact: 0.25, f1: 0.5, n: 8 });
+    expect(r.envless_failures).toEqual({ ...noFailures, episodes: 2, missing_call: 2 });
   });
 
   it("reports each set's success interval: [mean − ci95, mean + ci95] clipped to [0, 1]", () => {
@@ -285,6 +290,7 @@ describe("demo arms and aggregation", () => {
       firstCallCopy: 1,
       heldoutFirstCall: { domain_tool: 0, right_tool: 0, exact: 0 },
       evalEnvCalls: 0,
+      envlessFailures: { ...noFailures, episodes: 4 },
     };
     const r = armResult([{ spec, training: { envCalls: 0, steps: 0, metrics: [] }, evaluation, minutes: 0 }]);
     const half = 2.365 * Math.sqrt(0.125 / 8); // t(7) · s/√n with s² = 0.125

@@ -106,6 +106,28 @@ describe("report", () => {
     expect(md).toContain("| envace | 0 | 70.0 ± 5.0 |");
   });
 
+  it("tables why env-less tasks failed, per arm that reports it", () => {
+    const { results } = makeDemoRunDir();
+    const kinds = {
+      wrong_arguments: 3,
+      forbidden_call: 9,
+      missing_call: 7,
+      reply_fact: 2,
+      judged: 0,
+      not_finished: 1,
+    };
+    const md = resultsMarkdown({
+      ...results,
+      arms: results.arms.map((a) =>
+        a.name === "sft" ? { ...a, envless_failures: { episodes: 40, ...kinds } } : a,
+      ),
+    });
+    expect(md).toContain("| arm | tasks | failed | wrong arguments | forbidden call | missing call |");
+    expect(md).toContain("| sft | 40 | 22 | 3 | 9 | 7 | 2 | 0 | 1 |");
+    expect(md).not.toMatch(/\| envace \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \|/);
+    expect(resultsMarkdown(results)).not.toContain("Why env-less tasks failed");
+  });
+
   it("builds a self-contained page with SVG charts", async () => {
     const { dir } = makeDemoRunDir();
     const html = await buildReportHtml(dir);
