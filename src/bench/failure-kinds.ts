@@ -55,11 +55,19 @@ export function failureKind(task: Task, episode: EpisodeResult): FailureKind | n
 
 /** `episodes[i]` is an episode of `tasks[i]`. */
 export function countFailures(tasks: readonly Task[], episodes: readonly EpisodeResult[]): FailureCounts {
-  const counts = Object.fromEntries(FAILURE_KINDS.map((k) => [k, 0])) as FailureCounts;
+  const counts = sumFailures([]);
   counts.episodes = episodes.length;
   episodes.forEach((episode, i) => {
     const kind = failureKind(tasks[i]!, episode);
     if (kind) counts[kind]++;
   });
   return counts;
+}
+
+/** Counts added up (several seeds' evaluations); all zero for none. */
+export function sumFailures(counts: readonly FailureCounts[]): FailureCounts {
+  const sum = (k: keyof FailureCounts) => counts.reduce((a, c) => a + c[k], 0);
+  const out = Object.fromEntries(FAILURE_KINDS.map((k) => [k, sum(k)])) as FailureCounts;
+  out.episodes = sum("episodes");
+  return out;
 }

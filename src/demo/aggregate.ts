@@ -1,4 +1,4 @@
-import { FAILURE_KINDS, type FailureCounts } from "../bench/failure-kinds.js";
+import { sumFailures } from "../bench/failure-kinds.js";
 import type { ArmResult, MeanCIJson } from "../report/results.js";
 import { meanCI } from "../report/stats.js";
 import type { ArmSpec } from "./arms.js";
@@ -29,14 +29,6 @@ export function pooled(perSeed: readonly (readonly number[])[]): MeanCIJson {
 export function interval(m: MeanCIJson): [number, number] | null {
   if (m.mean === null || m.ci95 === null) return null;
   return [Math.max(0, m.mean - m.ci95), Math.min(1, m.mean + m.ci95)];
-}
-
-/** Failure counts summed over seeds. */
-function summedFailures(counts: readonly FailureCounts[]): FailureCounts {
-  const sum = (k: keyof FailureCounts) => counts.reduce((a, c) => a + c[k], 0);
-  const out = Object.fromEntries(FAILURE_KINDS.map((k) => [k, sum(k)])) as FailureCounts;
-  out.episodes = sum("episodes");
-  return out;
 }
 
 export interface ArmRun {
@@ -78,7 +70,7 @@ export function armResult(runs: readonly ArmRun[]): ArmResult {
       right_tool: avg(runs.map((r) => r.evaluation.heldoutFirstCall.right_tool)),
       exact: avg(runs.map((r) => r.evaluation.heldoutFirstCall.exact)),
     },
-    envless_failures: summedFailures(runs.map((r) => r.evaluation.envlessFailures)),
+    envless_failures: sumFailures(runs.map((r) => r.evaluation.envlessFailures)),
     rehearsed_world_success: rw.every((x) => x !== null) ? pooled(rw as number[][]) : null,
     steps: runs[0]!.training.steps,
     minutes: runs.reduce((a, r) => a + r.minutes, 0),

@@ -53,7 +53,6 @@ export async function evaluateArm(
   let evalEnvCalls = 0;
   let envlessEpisodes: Awaited<ReturnType<typeof runEvalEpisodes>>["episodes"] = [];
   let copy = 0;
-  let envlessFailures = countFailures([], []);
   let heldoutFirstCall = { domain_tool: 0, right_tool: 0, exact: 0 };
   for (const split of EVAL_SPLITS) {
     const tasks: Task[] = data.eval[split];
@@ -64,7 +63,6 @@ export async function evaluateArm(
     if (split === "envless") {
       envlessEpisodes = out.episodes;
       copy = firstCallCopy(out.episodes, tasks);
-      envlessFailures = countFailures(tasks, out.episodes);
     }
     if (split === "heldout_domain") heldoutFirstCall = firstCallTransfer(out.episodes, tasks);
   }
@@ -88,6 +86,6 @@ export async function evaluateArm(
     firstCallCopy: copy,
     heldoutFirstCall,
     evalEnvCalls,
-    envlessFailures,
+    envlessFailures: countFailures(data.eval.envless, envlessEpisodes),
   };
 }

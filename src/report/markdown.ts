@@ -40,25 +40,20 @@ export function resultsMarkdown(r: DemoResults): string {
   }
   const failures = r.arms.filter((a) => a.envless_failures);
   if (failures.length > 0) {
+    // Columns in the schema's order of kinds (`src/bench/failure-kinds.ts`), named by their keys.
+    const kinds = Object.keys(failures[0]!.envless_failures!).filter((k) => k !== "episodes");
     lines.push(
       "",
       "Why env-less tasks failed (failed tasks by the first failing standard's kind, summed over seeds):",
       "",
-      "| arm | tasks | failed | wrong arguments | forbidden call | missing call | reply fact | judged | not finished |",
-      "|---|---|---|---|---|---|---|---|---|",
+      `| arm | tasks | failed | ${kinds.map((k) => k.replaceAll("_", " ")).join(" | ")} |`,
+      `|${"---|".repeat(kinds.length + 3)}`,
     );
     for (const a of failures) {
-      const f = a.envless_failures!;
-      const kinds = [
-        f.wrong_arguments,
-        f.forbidden_call,
-        f.missing_call,
-        f.reply_fact,
-        f.judged,
-        f.not_finished,
-      ];
-      const failed = kinds.reduce((x, y) => x + y, 0);
-      lines.push(`| ${a.name} | ${f.episodes} | ${failed} | ${kinds.join(" | ")} |`);
+      const f = a.envless_failures as Record<string, number>;
+      const counts = kinds.map((k) => f[k]!);
+      const failed = counts.reduce((x, y) => x + y, 0);
+      lines.push(`| ${a.name} | ${f.episodes} | ${failed} | ${counts.join(" | ")} |`);
     }
   }
   const g = r.sft_gate;

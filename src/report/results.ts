@@ -50,9 +50,10 @@ export const ArmResultZ = z.object({
   envless_failures: z
     .object({
       episodes: z.number(),
+      // the kinds in `FAILURE_KINDS`' order: results.md's columns follow it
+      wrong_arguments: z.number(),
       forbidden_call: z.number(),
       missing_call: z.number(),
-      wrong_arguments: z.number(),
       reply_fact: z.number(),
       judged: z.number(),
       not_finished: z.number(),
