@@ -8,6 +8,7 @@ import {
 } from "../envs/toolworld/index.js";
 import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
 import { toolIndex } from "./policy-view.js";
+import { stratifiedPick } from "./stratify.js";
 import {
   ENV_DOMAIN,
   ENVLESS_DOMAINS,
@@ -42,8 +43,7 @@ export interface DemoData {
  */
 export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
   const train: Record<string, Task[]> = {};
-  // Every domain's tasks share a small pool of worlds (its database), train and held-out alike.
-  const worlds = { seed: seed * 101 + 77, count: plan.worldsPerDomain };
+  const worlds = runWorlds(plan, seed);
   for (const [i, domain] of TRAIN_DOMAINS.entries()) {
     train[domain] = generateTasks({
       domain,
@@ -56,12 +56,15 @@ export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
       unique: false,
     });
   }
-  const held = (domain: string, count: number, salt: number) =>
-    generateTasks({ domain, seed: seed * 101 + 50 + salt, count, split: "heldout", worlds });
-  const perEnvless = Math.ceil(plan.evalTasks / ENVLESS_DOMAINS.length);
+  const held = (domain: string, count: number, salt: number) => heldoutTasks(plan, seed, domain, count, salt);
+  const perEnvless = envlessTasksPerDomain(plan);
+  // The env-less set (where SFT and RL are compared) follows the training logs' mix of situations
+  // (`stratifiedPick`), drawn from twice as many held-out tasks.
   const keyed: Record<EvalSplit, Task[]> = {
     env_domain: held(ENV_DOMAIN, plan.evalTasks, 0),
-    envless: ENVLESS_DOMAINS.flatMap((d, i) => held(d, perEnvless, 1 + i)),
+    envless: ENVLESS_DOMAINS.flatMap((d) =>
+      stratifiedPick(envlessEvalPool(plan, seed, d), train[d] ?? [], perEnvless),
+    ),
     heldout_domain: held(HELDOUT_DOMAIN, plan.evalTasks, 9),
   };
   const evalSets: Record<EvalSplit, Task[]> = {
@@ -92,6 +95,34 @@ export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
     vocabulary: toolworldVocabulary(TOOLWORLD_DOMAINS, { entities: plan.entityTokens !== "pieces" }),
   };
 }
+
+/** A domain's held-out tasks of a run (never a training request; the run's worlds), `salt` per set. */
+function heldoutTasks(plan: DemoPlan, seed: number, domain: string, count: number, salt: number): Task[] {
+  const worlds = runWorlds(plan, seed);
+  return generateTasks({ domain, seed: seed * 101 + 50 + salt, count, split: "heldout", worlds });
+}
+
+/** Every domain's tasks share a small pool of worlds (its database), train and held-out alike. */
+function runWorlds(plan: DemoPlan, seed: number): { seed: number; count: number } {
+  return { seed: seed * 101 + 77, count: plan.worldsPerDomain };
+}
+
+/** Env-less evaluation tasks per env-less domain. */
+export function envlessTasksPerDomain(plan: DemoPlan): number {
+  return Math.ceil(plan.evalTasks / ENVLESS_DOMAINS.length);
+}
+
+/**
+ * The held-out tasks an env-less domain's evaluation set is picked from, in the generator's order:
+ * its first `envlessTasksPerDomain` are the set an unstratified draw would take (recipe v10).
+ */
+export function envlessEvalPool(plan: DemoPlan, seed: number, domain: string): Task[] {
+  const salt = 1 + ENVLESS_DOMAINS.indexOf(domain as (typeof ENVLESS_DOMAINS)[number]);
+  return heldoutTasks(plan, seed, domain, EVAL_POOL_FACTOR * envlessTasksPerDomain(plan), salt);
+}
+
+/** Held-out tasks drawn per env-less evaluation task, for the stratified pick to choose from. */
+export const EVAL_POOL_FACTOR = 2;
 
 /** Logged tasks lent per evaluation task (more logs: more of the world shown, longer prompts). */
 export const LENT_TASKS = 3;

@@ -12,6 +12,7 @@ import {
   runRehearsedWorld,
   firstCallCopy,
   firstCallTransfer,
+  writeCallCopy,
 } from "./evaluate.js";
 import { EVAL_SPLITS, type DemoPlan, type EvalSplit } from "./layout.js";
 
@@ -26,6 +27,8 @@ export interface ArmEvaluation {
   fidelityUnseen: Fidelity;
   rehearsedWorldSuccess: number[] | null;
   firstCallCopy: number;
+  /** The env-less set's write calls made with the gold arguments (`writeCallCopy`). */
+  writeCallCopy: number;
   /** The held-out domain's first calls: where transfer fails (`firstCallTransfer`). */
   heldoutFirstCall: ReturnType<typeof firstCallTransfer>;
   /** Real calls made by evaluation (reported, not part of the scarce training budget). */
@@ -53,6 +56,7 @@ export async function evaluateArm(
   let evalEnvCalls = 0;
   let envlessEpisodes: Awaited<ReturnType<typeof runEvalEpisodes>>["episodes"] = [];
   let copy = 0;
+  let writeCopy = 0;
   let heldoutFirstCall = { domain_tool: 0, right_tool: 0, exact: 0 };
   for (const split of EVAL_SPLITS) {
     const tasks: Task[] = data.eval[split];
@@ -63,6 +67,7 @@ export async function evaluateArm(
     if (split === "envless") {
       envlessEpisodes = out.episodes;
       copy = firstCallCopy(out.episodes, tasks);
+      writeCopy = writeCallCopy(out.episodes, tasks);
     }
     if (split === "heldout_domain") heldoutFirstCall = firstCallTransfer(out.episodes, tasks);
   }
@@ -84,6 +89,7 @@ export async function evaluateArm(
     fidelityUnseen: summarizeFidelity([...heldoutRecorded, ...ownUnseen]),
     rehearsedWorldSuccess,
     firstCallCopy: copy,
+    writeCallCopy: writeCopy,
     heldoutFirstCall,
     evalEnvCalls,
     envlessFailures: countFailures(data.eval.envless, envlessEpisodes),

@@ -3,7 +3,7 @@ import { mapConcurrent } from "../core/map-concurrent.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
 import { fidelity, parseMaybeJson, type FidelityScore } from "../bench/fidelity.js";
-import { createToolworldEnv, goldSolve } from "../envs/toolworld/index.js";
+import { createToolworldEnv, domainSpec, goldSolve, writeToolNames } from "../envs/toolworld/index.js";
 import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
 import { parseExecutionResult } from "../rollout/execution-result.js";
 import { realResponder } from "../rollout/real-responder.js";
@@ -71,6 +71,32 @@ export function runRehearsedWorld(
 /** Share of tasks whose first act call is exactly the gold first call (name and arguments). */
 export function firstCallCopy(episodes: readonly EpisodeResult[], tasks: readonly Task[]): number {
   return firstCallTransfer(episodes, tasks).exact;
+}
+
+/**
+ * Write-call copy (issue 11's gate): of the gold run's write calls that the policy also made (a
+ * call to the same tool in the task), the share it made with exactly the gold arguments. The first
+ * call copies from the request alone; a write call comes after a lookup, and its details (the day,
+ * the amount) must be copied from the request past a response that names another one. Under v10,
+ * seeds 3 and 9 copied their first calls 100% of the time and wrote the wrong day or amount in about
+ * half of their writes. 0 when the policy made none of the gold writes (nothing shows it can copy).
+ */
+export function writeCallCopy(episodes: readonly EpisodeResult[], tasks: readonly Task[]): number {
+  let made = 0;
+  let exact = 0;
+  episodes.forEach((ep, i) => {
+    const task = tasks[i]!;
+    const writes = new Set(writeToolNames(domainSpec(task.domain)));
+    for (const gold of goldSolve(task).turns.flatMap((t) => t.calls.map((c) => c.call))) {
+      if (!writes.has(gold.name)) continue;
+      const own = ep.calls.filter((c) => c.call.name === gold.name);
+      if (own.length === 0) continue;
+      made++;
+      const args = canonicalJson(gold.arguments);
+      if (own.some((c) => canonicalJson(c.call.arguments) === args)) exact++;
+    }
+  });
+  return made === 0 ? 0 : exact / made;
 }
 
 /**

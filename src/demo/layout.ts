@@ -51,6 +51,11 @@ export interface DemoPlan {
    */
   sftPseudonymize?: boolean | Pseudonyms;
   /**
+   * Copy drills per acting example whose write call copies a day from the request past a lookup that
+   * names another day (`copy-drills.ts`; 0 or absent: none): the example again with the days permuted.
+   */
+  sftCopyDrills?: number;
+  /**
    * How the tiny tokenizer writes entities (ids, emails, names): `whole`, one token each (the
    * vocabulary; default), or `pieces`, left to the BPE with one token per digit, so that an entity
    * no training text names is made of trained tokens. Measured on seeds 4/6/7 (RESULTS.md, issue
@@ -139,6 +144,10 @@ export const FULL_PLAN: DemoPlan = {
   // left seed 9 at 92.8 (a name written once; the renamed logs' slots run out). v10, balanced over
   // all logs with 8 uses: first-call copy 100 on seeds 0/1/9 (seed 9 was 92.8; RESULTS.md).
   sftPseudonymize: { mode: "balanced", uses: 8 },
+  // Copy drills (v11, issue 11's gate on the write call's arguments): under v10 seeds 3 and 9 wrote
+  // the looked-up or the most frequent day in 43–58% of their write calls (seeds 0–2: 79–89%).
+  // Two drills per such example (~190 of 3,000 acting examples) add ~4% to the SFT steps.
+  sftCopyDrills: 2,
   // Imagined attempts at temperature 0.5: at 1 a third of them named wrong ids or facts, and the
   // committed actor copied from them; on 3 seeds × {sft, envace} the loss against the none row
   // shrank in every case (e.g. `envace` seed 0: −7.8 → −1.3), RESULTS.md (issue 11).
@@ -167,6 +176,7 @@ export const QUICK_PLAN: DemoPlan = {
   },
   sftAliasShare: 0.25,
   sftPseudonymize: { mode: "balanced", uses: 8 },
+  sftCopyDrills: 2,
   testtimeTemperature: 0.5,
   curveTasks: 4,
   fidelityCalls: 16,

@@ -43,6 +43,7 @@ export type DemoEvent =
       kind: "gate";
       seed: number;
       firstCallCopy: number;
+      writeCallCopy: number;
       fidelity: number;
       fidelityUnseen: number;
       passed: boolean;
@@ -53,12 +54,14 @@ export type DemoEvent =
  * the answers to are mostly wrong, is noise. Fidelity is checked on unseen calls (issue 11): on
  * recorded calls with their answers in the prompt it only measures copying. The unseen threshold is
  * lower than the recorded one was: an unseen call's answer comes from what the model learned of the
- * domain's worlds, not from the prompt.
+ * domain's worlds, not from the prompt. Write-call copy (v11): a model that copies its first call
+ * but writes the looked-up day instead of the requested one fails half the write tasks before RL
+ * starts (v10: 43.4 / 57.8% on seeds 3 / 9, the two seeds under 30% success; 78.7–89.0% on 0–2).
  */
-export const GATE = { firstCallCopy: 0.95, fidelityUnseen: 0.6 };
+export const GATE = { firstCallCopy: 0.95, writeCallCopy: 0.7, fidelityUnseen: 0.6 };
 
-function gatePassed(g: { copy: number; unseen: number }): boolean {
-  return g.copy >= GATE.firstCallCopy && g.unseen >= GATE.fidelityUnseen;
+function gatePassed(g: { copy: number; writeCopy: number; unseen: number }): boolean {
+  return g.copy >= GATE.firstCallCopy && g.writeCopy >= GATE.writeCallCopy && g.unseen >= GATE.fidelityUnseen;
 }
 
 /**
@@ -80,6 +83,7 @@ export async function runDemo(
   const gates: {
     seed: number;
     copy: number;
+    writeCopy: number;
     fidelity: number;
     unseen: number;
     envless: number;
@@ -124,6 +128,7 @@ export async function runDemo(
           const gate = {
             seed,
             copy: evaluation.firstCallCopy,
+            writeCopy: evaluation.writeCallCopy,
             fidelity: evaluation.fidelity.recorded.exact,
             unseen: evaluation.fidelityUnseen.exact,
             envless: envless.reduce((a, b) => a + b, 0) / Math.max(1, envless.length),
@@ -134,6 +139,7 @@ export async function runDemo(
             kind: "gate",
             seed,
             firstCallCopy: gate.copy,
+            writeCallCopy: gate.writeCopy,
             fidelity: gate.fidelity,
             fidelityUnseen: gate.unseen,
             passed: gatePassed(gate),
@@ -169,12 +175,14 @@ export async function runDemo(
   const seedsPassed = gates.filter(gatePassed).length;
   const gate = {
     first_call_copy: mean((g) => g.copy),
+    write_call_copy: mean((g) => g.writeCopy),
     fidelity: mean((g) => g.fidelity),
     fidelity_unseen: mean((g) => g.unseen),
     seeds_passed: seedsPassed,
     per_seed: gates.map((g) => ({
       seed: g.seed,
       first_call_copy: g.copy,
+      write_call_copy: g.writeCopy,
       fidelity: g.fidelity,
       fidelity_unseen: g.unseen,
       passed: gatePassed(g),
@@ -186,10 +194,11 @@ export async function runDemo(
   if (gates.length > 0 && !passed) {
     notes.push(
       `SFT gate NOT met on ${gates.length - seedsPassed} of ${gates.length} seed(s) (needs first-call copy ≥ ` +
-        `${100 * GATE.firstCallCopy}% and fidelity on unseen calls ≥ ${100 * GATE.fidelityUnseen}%; mean copy ` +
-        `${(100 * gate.first_call_copy).toFixed(1)}%, unseen fidelity ${(100 * gate.fidelity_unseen).toFixed(1)}%): ` +
-        "the RL arms of those seeds start from a model that cannot yet copy ids or rehearse faithfully, so their " +
-        "differences are mostly noise." +
+        `${100 * GATE.firstCallCopy}%, write-call copy ≥ ${100 * GATE.writeCallCopy}% and fidelity on unseen ` +
+        `calls ≥ ${100 * GATE.fidelityUnseen}%; mean first-call copy ${(100 * gate.first_call_copy).toFixed(1)}%, ` +
+        `write-call copy ${(100 * gate.write_call_copy).toFixed(1)}%, unseen fidelity ` +
+        `${(100 * gate.fidelity_unseen).toFixed(1)}%): the RL arms of those seeds start from a model that cannot ` +
+        "yet copy what the request says or rehearse faithfully, so their differences are mostly noise." +
         (opts.quick ? " (--quick trains far too little to pass it; run the full demo.)" : ""),
     );
   }

@@ -18,6 +18,7 @@ import { LENT_TASKS } from "./data.js";
 import { tasksByWorld, worldmates } from "./worlds.js";
 import { aliasMap, renameNames } from "./tool-aliases.js";
 import { entityCoverage } from "./entity-coverage.js";
+import { copyDrills } from "./copy-drills.js";
 import type { Pseudonyms } from "./layout.js";
 
 function callKey(e: Pick<Example, "name" | "arguments">): string {
@@ -49,6 +50,8 @@ export function demoSftExamples(
     aliasShare?: number;
     /** Logs move entities to under-written ones (`entity-coverage.ts`; `DemoPlan.sftPseudonymize`). */
     coverEntities?: { forbidden: ReadonlySet<string> } & Partial<Pseudonyms>;
+    /** Extra acting examples drilling a detail copied past a lookup (`copy-drills.ts`; default none). */
+    copyDrills?: Parameters<typeof copyDrills>[1];
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
@@ -108,6 +111,8 @@ export function demoSftExamples(
       rehearse.push(...pickRehearsals(memory, lentPerTask, rand));
     }
   }
+  // Their own stream, after every other draw: drills leave the rest of the data as it was.
+  if (opts.copyDrills) act.push(...copyDrills(act, opts.copyDrills, mulberry32(seed ^ 0xd0111)));
   return { act, rehearse, flawedTraces };
 }
 

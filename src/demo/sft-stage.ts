@@ -7,9 +7,10 @@ import type { DemoData } from "./data.js";
 import type { DemoPlan, Pseudonyms } from "./layout.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
+import { DAYS } from "../envs/toolworld/index.js";
 
 /** Bump when the SFT recipe changes, so that cached checkpoints of the old recipe are not reused. */
-const SFT_RECIPE_VERSION = 10;
+const SFT_RECIPE_VERSION = 11;
 
 export interface SftStageResult {
   /** A Hugging Face model directory (weights + tokenizer) that workers start from. */
@@ -67,12 +68,16 @@ export function demoSftData(
   const experiments = plan.experiments ?? {};
   const pseudonyms = plan.sftPseudonymize === true ? V9_PSEUDONYMS : plan.sftPseudonymize || undefined;
   // A renamed request never equals an evaluation request (the evaluation stays unseen).
-  const coverEntities = pseudonyms ? { forbidden: new Set(data.evalRequests), ...pseudonyms } : undefined;
+  const evalRequests = new Set(data.evalRequests);
+  const coverEntities = pseudonyms ? { forbidden: evalRequests, ...pseudonyms } : undefined;
   return demoSftExamples(Object.values(data.train).flat(), seed, {
     ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
     ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
     ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
     ...(coverEntities ? { coverEntities } : {}),
+    ...(plan.sftCopyDrills
+      ? { copyDrills: { pool: DAYS, copies: plan.sftCopyDrills, forbidden: evalRequests } }
+      : {}),
   });
 }
 

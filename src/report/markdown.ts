@@ -69,7 +69,11 @@ export function resultsMarkdown(r: DemoResults): string {
     "",
     `Run time ${r.minutes.toFixed(1)} min. SFT gate: first-call copy ${(
       100 * r.sft_gate.first_call_copy
-    ).toFixed(1)}%, fidelity ${(100 * r.sft_gate.fidelity).toFixed(1)}% (answers in prompt).${gateSeeds}`,
+    ).toFixed(1)}%,` +
+      (r.sft_gate.write_call_copy !== undefined
+        ? ` write-call copy ${(100 * r.sft_gate.write_call_copy).toFixed(1)}%,`
+        : "") +
+      ` fidelity ${(100 * r.sft_gate.fidelity).toFixed(1)}% (answers in prompt).${gateSeeds}`,
     "",
     ...lines,
     "",
@@ -84,13 +88,13 @@ export function resultsMarkdown(r: DemoResults): string {
       "",
       "## SFT gate per seed",
       "",
-      "| seed | first-call copy | fidelity (unseen calls) | fidelity (answers in prompt) | SFT success, env-less | flawed log traces | gate |",
-      "|---|---|---|---|---|---|---|",
+      "| seed | first-call copy | write-call copy | fidelity (unseen calls) | fidelity (answers in prompt) | SFT success, env-less | flawed log traces | gate |",
+      "|---|---|---|---|---|---|---|---|",
     );
     const p1 = (x: number | undefined) => (x === undefined ? "–" : (100 * x).toFixed(1));
     for (const s of g.per_seed) {
       out.push(
-        `| ${s.seed} | ${p1(s.first_call_copy)} | ${p1(s.fidelity_unseen)} | ${p1(s.fidelity)} | ${p1(
+        `| ${s.seed} | ${p1(s.first_call_copy)} | ${p1(s.write_call_copy)} | ${p1(s.fidelity_unseen)} | ${p1(s.fidelity)} | ${p1(
           s.envless_success,
         )} | ${p1(s.flawed_traces)} | ${s.passed ? "passed" : "NOT met"} |`,
       );

@@ -83,6 +83,8 @@ export const DemoResultsZ = z.object({
   quick: z.boolean().optional(),
   sft_gate: z.object({
     first_call_copy: z.number(),
+    /** Write calls made with the gold arguments (mean over seeds; absent before recipe v11). */
+    write_call_copy: z.number().optional(),
     fidelity: z.number(),
     passed: z.boolean().optional(),
     /** Fidelity on unseen calls (mean over seeds), what the gate checks beside first-call copy. */
@@ -94,6 +96,7 @@ export const DemoResultsZ = z.object({
         z.object({
           seed: z.number(),
           first_call_copy: z.number(),
+          write_call_copy: z.number().optional(),
           fidelity: z.number(),
           fidelity_unseen: z.number(),
           passed: z.boolean(),

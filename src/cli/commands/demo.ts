@@ -138,7 +138,7 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
         break;
       case "gate":
         log(
-          `[seed ${e.seed}] SFT gate: first-call copy ${(100 * e.firstCallCopy).toFixed(1)}%, fidelity on unseen calls ${(100 * e.fidelityUnseen).toFixed(1)}% (recorded, answers in prompt: ${(100 * e.fidelity).toFixed(1)}%)` +
+          `[seed ${e.seed}] SFT gate: first-call copy ${(100 * e.firstCallCopy).toFixed(1)}%, write-call copy ${(100 * e.writeCallCopy).toFixed(1)}%, fidelity on unseen calls ${(100 * e.fidelityUnseen).toFixed(1)}% (recorded, answers in prompt: ${(100 * e.fidelity).toFixed(1)}%)` +
             (e.passed ? " — passed" : " — NOT MET (RL on this model is mostly noise)"),
         );
         break;

@@ -11,5 +11,6 @@ export { pastAgentRun, PAST_AGENT_HABITS } from "./past-agent.js";
 export type { PastAgentRun, PastAgentFlaw, PastAgentHabits } from "./past-agent.js";
 export { worldSeed, tenantOf, tenantLine, MAX_WORLDS } from "./generate.js";
 export { domainSpec } from "./registry.js";
+export { writeToolNames } from "./tools.js";
 export type { DomainSpec } from "./types.js";
-export { OWNER_COUNT, ITEM_COUNT } from "./pools.js";
+export { OWNER_COUNT, ITEM_COUNT, DAYS } from "./pools.js";

@@ -77,7 +77,12 @@ describe("envace demo --quick --json", () => {
     const gate = results.sft_gate;
     expect(gate.fidelity).toBe(sft.fidelity!.recorded.exact);
     expect(gate.fidelity_unseen).toBe(sft.fidelity_unseen!.exact);
-    const passed = gate.first_call_copy >= GATE.firstCallCopy && gate.fidelity_unseen! >= GATE.fidelityUnseen;
+    expect(gate.write_call_copy).toBeGreaterThanOrEqual(0);
+    expect(gate.write_call_copy).toBeLessThanOrEqual(1);
+    const passed =
+      gate.first_call_copy >= GATE.firstCallCopy &&
+      gate.write_call_copy! >= GATE.writeCallCopy &&
+      gate.fidelity_unseen! >= GATE.fidelityUnseen;
     expect(gate.per_seed!.map((s) => s.passed)).toEqual([passed]);
     expect(gate.seeds_passed).toBe(passed ? 1 : 0);
     expect(gate.passed).toBe(passed);

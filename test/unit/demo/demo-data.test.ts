@@ -17,7 +17,7 @@ import { demoSftExamples } from "../../../src/demo/sft-data.js";
 import { sftCacheKey } from "../../../src/demo/sft-stage.js";
 import { buildRehearsalPrompt } from "../../../src/rollout/rehearsal-prompt.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
-import { firstCallTransfer } from "../../../src/demo/evaluate.js";
+import { firstCallTransfer, writeCallCopy } from "../../../src/demo/evaluate.js";
 import type { EpisodeResult } from "../../../src/rollout/types.js";
 import { countFailures } from "../../../src/bench/failure-kinds.js";
 
@@ -258,6 +258,7 @@ describe("demo arms and aggregation", () => {
       rehearsedWorldSuccess: null,
       fidelityUnseen: { exact: 0.25, f1: 0.5, n: 4 },
       firstCallCopy: 1,
+      writeCallCopy: 1,
       heldoutFirstCall: { domain_tool: 0.5, right_tool: 0.25, exact: 0 },
       evalEnvCalls: 3,
       envlessFailures: { ...noFailures, episodes: 1, missing_call: 1 },
@@ -288,6 +289,7 @@ describe("demo arms and aggregation", () => {
       fidelityUnseen: { exact: 1, f1: 1, n: 1 },
       rehearsedWorldSuccess: null,
       firstCallCopy: 1,
+      writeCallCopy: 1,
       heldoutFirstCall: { domain_tool: 0, right_tool: 0, exact: 0 },
       evalEnvCalls: 0,
       envlessFailures: { ...noFailures, episodes: 4 },
@@ -356,5 +358,36 @@ describe("firstCallTransfer", () => {
       episode(),
     ];
     expect(firstCallTransfer(episodes, tasks)).toEqual({ domain_tool: 0.5, right_tool: 0.5, exact: 0.25 });
+  });
+});
+
+describe("writeCallCopy", () => {
+  it("scores the gold write calls the policy made, by their exact arguments (the day or amount copied)", () => {
+    const { train } = buildDemoData(QUICK_PLAN, 3);
+    const tasks = [...train.bank!, ...train.calendar!]
+      .filter((t) =>
+        goldSolve(t).turns.some((turn) =>
+          turn.calls.some((c) => ["transfer", "move_event"].includes(c.call.name)),
+        ),
+      )
+      .slice(0, 3);
+    expect(tasks).toHaveLength(3);
+    const goldCalls = (t: (typeof tasks)[number]) =>
+      goldSolve(t).turns.flatMap((turn) => turn.calls.map((c) => c.call));
+    const episode = (calls: { name: string; arguments: Record<string, unknown> }[]) =>
+      ({ calls: calls.map((call) => ({ call: { id: "c", ...call } })) }) as unknown as EpisodeResult;
+    const misCopied = (t: (typeof tasks)[number]) =>
+      goldCalls(t).map((c) =>
+        c.name === "transfer" || c.name === "move_event"
+          ? { ...c, arguments: { ...c.arguments, ...("day" in c.arguments ? { day: "zz" } : { amount: 1 }) } }
+          : c,
+      );
+    const right = episode(goldCalls(tasks[0]!));
+    const wrong = episode(misCopied(tasks[1]!));
+    const lookupOnly = episode(goldCalls(tasks[2]!).slice(0, 1)); // made no write: not counted
+    expect(writeCallCopy([right, wrong, lookupOnly], tasks)).toBe(0.5);
+    expect(writeCallCopy([right], tasks.slice(0, 1))).toBe(1);
+    // a policy that never writes has not shown it can copy a write's arguments
+    expect(writeCallCopy([lookupOnly], tasks.slice(2))).toBe(0);
   });
 });

@@ -5,7 +5,12 @@ import { testTimeRows } from "../../../src/demo/testtime-rows.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 
 describe("test-time rehearsal rows of the demo", () => {
-  const tasks = buildDemoData(QUICK_PLAN, 2).eval.envless.slice(0, 3);
+  // two single-turn tasks and a two-turn one: every user turn is rehearsed, not just the first
+  const envless = buildDemoData(QUICK_PLAN, 2).eval.envless;
+  const tasks = [
+    ...envless.filter((t) => t.user_turns.length === 1).slice(0, 2),
+    envless.find((t) => t.user_turns.length > 1)!,
+  ];
   // every user turn is rehearsed; the scripted policy replies at once, so one call per attempt or commit
   const turns = tasks.reduce((a, t) => a + t.user_turns.length, 0);
 

@@ -83,6 +83,7 @@ describe("report", () => {
     const seed = (n: number, passed: boolean) => ({
       seed: n,
       first_call_copy: 0.97,
+      write_call_copy: passed ? 0.8 : 0.5,
       fidelity: 0.9,
       fidelity_unseen: passed ? 0.7 : 0.4,
       passed,
@@ -91,11 +92,25 @@ describe("report", () => {
     });
     const md = resultsMarkdown({
       ...results,
-      sft_gate: { ...results.sft_gate, seeds_passed: 1, per_seed: [seed(0, true), seed(1, false)] },
+      sft_gate: {
+        ...results.sft_gate,
+        write_call_copy: 0.65,
+        seeds_passed: 1,
+        per_seed: [seed(0, true), seed(1, false)],
+      },
     });
     expect(md).toContain("Passed on 1 of 2 seed(s)");
-    expect(md).toContain("| 0 | 97.0 | 70.0 | 90.0 | 55.0 | 45.0 | passed |");
-    expect(md).toContain("| 1 | 97.0 | 40.0 | 90.0 | 55.0 | 45.0 | NOT met |");
+    expect(md).toContain("write-call copy 65.0%");
+    expect(md).toContain("| 0 | 97.0 | 80.0 | 70.0 | 90.0 | 55.0 | 45.0 | passed |");
+    expect(md).toContain("| 1 | 97.0 | 50.0 | 40.0 | 90.0 | 55.0 | 45.0 | NOT met |");
+    // a results file from before recipe v11 has no write-call copy: a dash, not a made-up figure
+    const { write_call_copy: _, ...older } = seed(2, true);
+    const oldMd = resultsMarkdown({
+      ...results,
+      sft_gate: { ...results.sft_gate, seeds_passed: 2, per_seed: [older, older] },
+    });
+    expect(oldMd).toContain("| 2 | 97.0 | – | 70.0 |");
+    expect(oldMd).not.toContain("write-call copy 0");
     expect(resultsMarkdown(results)).not.toContain("SFT gate per seed");
   });
 
