@@ -84,4 +84,20 @@ describe("failureKind", () => {
     const counts = countFailures([task, task], [ended, ok]);
     expect(counts).toMatchObject({ episodes: 2, not_finished: 1, missing_call: 0, reply_fact: 0 });
   });
+
+  it("a failed standard without a rule (the LLM judge's verdict) is judged, after every rule kind", () => {
+    const task = tasks()[0]!;
+    const turn = task.checklists[0]![0]!;
+    const judgedTask: Task = {
+      ...task,
+      checklists: [[[...turn, { question: "Was the reply polite?" }]]],
+    };
+    const verdicts = (ruleOk: boolean, judgeOk: boolean) => [[[...turn.map(() => ruleOk), judgeOk]]];
+    const episode = (standardsPassed: boolean[][][]) =>
+      ({ success: false, calls: [], standardsPassed }) as unknown as EpisodeResult;
+    expect(failureKind(judgedTask, episode(verdicts(true, false)))).toBe("judged");
+    // a rule that failed beside the judge names the cause (the rules' kinds come first)
+    expect(failureKind(judgedTask, episode(verdicts(false, false)))).not.toBe("judged");
+    expect(countFailures([judgedTask], [episode(verdicts(true, false))]).judged).toBe(1);
+  });
 });
