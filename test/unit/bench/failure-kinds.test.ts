@@ -90,7 +90,14 @@ describe("failureKind", () => {
     const turn = task.checklists[0]![0]!;
     const judgedTask: Task = {
       ...task,
-      checklists: [[[...turn, { question: "Was the reply polite?" }]]],
+      checklists: [
+        [
+          [
+            ...turn,
+            { question: "Was the reply polite?", pass_condition: "polite", failure_examples: [], weight: 1 },
+          ],
+        ],
+      ],
     };
     const verdicts = (ruleOk: boolean, judgeOk: boolean) => [[[...turn.map(() => ruleOk), judgeOk]]];
     const episode = (standardsPassed: boolean[][][]) =>
