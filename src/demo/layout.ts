@@ -107,8 +107,8 @@ export const FULL_PLAN: DemoPlan = {
   worldsPerDomain: 4,
   // 152 tasks per set: a 95% CI half-width of at most 8 points (1.96·√(.25/152) = 7.95).
   evalTasks: 152,
-  // 3 epochs of 9,000 examples (3,000 acting, 6,000 short rehearsing: half of them learn the tenant
-  // from other tasks' logs), ~1,690 optimizer steps. Measured on seed 0 (issue 11): at 2 epochs
+  // 3 epochs of ~9,400 examples (3,000 acting and ~400 copy drills, 6,000 short rehearsing: half of
+  // them learn the tenant from other tasks' logs), ~1,770 optimizer steps (v10 without drills: 1,690). Measured on seed 0 (issue 11): at 2 epochs
   // first-call copy was 89.5% and env-less success 36.8%; at 3, 98.7% and 43.4%.
   sft: { epochs: 3, batchSize: 16, lr: 3e-3, warmupSteps: 20 },
   // Every RL arm gets the same budget: 20 steps × 6 tasks × 8 samples = 960 episodes (~1.5–2 min an
