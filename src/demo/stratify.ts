@@ -31,7 +31,12 @@ function ruleShape(rule: Rule | undefined): string {
 export function stratifiedPick(pool: readonly Task[], reference: readonly Task[], n: number): Task[] {
   if (n >= pool.length) return [...pool];
   const bySituation = new Map<string, Task[]>();
-  for (const t of pool) bySituation.set(situationOf(t), [...(bySituation.get(situationOf(t)) ?? []), t]);
+  for (const t of pool) {
+    const s = situationOf(t);
+    const group = bySituation.get(s);
+    if (group) group.push(t);
+    else bySituation.set(s, [t]);
+  }
   const weight = new Map<string, number>();
   for (const s of reference.map(situationOf)) if (bySituation.has(s)) weight.set(s, (weight.get(s) ?? 0) + 1);
   // A situation of the pool that the reference never shows still fills places nothing else can.
