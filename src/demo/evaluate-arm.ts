@@ -6,14 +6,13 @@ import type { ArmResult } from "../report/results.js";
 import type { ArmSpec } from "./arms.js";
 import type { DemoData } from "./data.js";
 import {
-  ownCallFidelity,
-  recordedFidelity,
   runEvalEpisodes,
   runRehearsedWorld,
   firstCallCopy,
   firstCallTransfer,
   writeCallCopy,
 } from "./evaluate.js";
+import { ownCallFidelity, recordedFidelity } from "./fidelity-probes.js";
 import { EVAL_SPLITS, type DemoPlan, type EvalSplit } from "./layout.js";
 
 type Fidelity = NonNullable<ArmResult["fidelity"]>["recorded"];

@@ -1,17 +1,12 @@
 import { canonicalJson } from "../core/canonical-json.js";
-import { mapConcurrent } from "../core/map-concurrent.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
-import { fidelity, parseMaybeJson, type FidelityScore } from "../bench/fidelity.js";
 import { createToolworldEnv, domainSpec, goldSolve, writeToolNames } from "../envs/toolworld/index.js";
-import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
-import { parseExecutionResult } from "../rollout/execution-result.js";
 import { realResponder } from "../rollout/real-responder.js";
 import { rehearsalResponder } from "../rollout/model-responder.js";
 import { runEpisodes } from "../rollout/scheduler.js";
 import type { Responder } from "../rollout/responder.js";
 import type { EpisodeResult } from "../rollout/types.js";
-import { renderAssistantText } from "../core/tool-call-text.js";
 
 /** Decoding for evaluation: greedy, short (toolworld acts and rehearsals are < 100 tokens). */
 export const EVAL_DECODING = { temperature: 0, maxTokens: 96, maxAssistantTurns: 4, maxParallelCalls: 4 };
@@ -125,107 +120,4 @@ export function firstCallTransfer(
   });
   const n = Math.max(1, episodes.length);
   return { domain_tool: domainTool / n, right_tool: rightTool / n, exact: exact / n };
-}
-
-interface RehearsalProbe {
-  task: Task;
-  history: Parameters<typeof buildRehearsalPrompt>[0]["history"];
-  call: Parameters<typeof buildRehearsalPrompt>[0]["call"];
-  rawActMessage: string;
-  real: unknown;
-}
-
-async function scoreProbes(
-  policy: ChatModel,
-  probes: readonly RehearsalProbe[],
-  concurrency: number,
-): Promise<FidelityScore[]> {
-  return mapConcurrent(probes, concurrency, async (p) => {
-    const messages = buildRehearsalPrompt({ ...p, variant: "compact" });
-    const out = await policy.chat({ messages, temperature: 0, maxTokens: EVAL_DECODING.maxTokens });
-    const parsed = parseExecutionResult(out.samples[0]?.text ?? "");
-    return parsed.ok ? fidelity(parsed.value, p.real) : { exact: false, f1: 0 };
-  });
-}
-
-/** Whether the probe's exact call (name and arguments) is among the examples its prompt shows. */
-function answerInPrompt(p: RehearsalProbe): boolean {
-  const key = canonicalJson({ n: p.call.name, a: p.call.arguments });
-  return p.task.examples.some((e) => canonicalJson({ n: e.name, a: e.arguments }) === key);
-}
-
-/** Fidelity scores of the probes, all of them or only those whose answer is not in the prompt. */
-async function fidelityOf(
-  policy: ChatModel,
-  probes: readonly RehearsalProbe[],
-  concurrency: number,
-  unseenOnly: boolean,
-): Promise<FidelityScore[]> {
-  return scoreProbes(policy, unseenOnly ? probes.filter((p) => !answerInPrompt(p)) : probes, concurrency);
-}
-
-export interface FidelityOptions {
-  max: number;
-  concurrency: number;
-  /** Only calls whose answer the prompt's examples do not show (issue 11's `fidelity_unseen`). */
-  unseenOnly?: boolean;
-}
-
-/**
- * Fidelity on recorded calls: the gold runs' calls of `tasks`, rehearsed with the prompt and the
- * evidence (`task.examples`) that `tasks` carry: their own recorded calls (the answers are in the
- * prompt: a copying test) or other tasks' calls (evaluation hygiene: the answers are not).
- */
-export async function recordedFidelity(
-  policy: ChatModel,
-  tasks: readonly Task[],
-  opts: FidelityOptions,
-): Promise<FidelityScore[]> {
-  const { max } = opts;
-  const probes: RehearsalProbe[] = [];
-  for (const task of tasks) {
-    const run = goldSolve(task);
-    for (const turn of run.turns) {
-      for (const c of turn.calls) {
-        if (probes.length >= max) break;
-        const at = run.messages.findIndex((m) => (m.toolCalls ?? []).some((x) => x.id === c.call.id));
-        const act = run.messages[at]!;
-        probes.push({
-          task,
-          history: run.messages.slice(0, at),
-          call: c.call,
-          rawActMessage: renderAssistantText(act.content, act.toolCalls ?? []),
-          real: c.result,
-        });
-      }
-    }
-  }
-  return fidelityOf(policy, probes, opts.concurrency, opts.unseenOnly === true);
-}
-
-/** Fidelity on the policy's own calls: every real call of real-environment episodes, rehearsed afterwards. */
-export async function ownCallFidelity(
-  policy: ChatModel,
-  tasks: readonly Task[],
-  episodes: readonly EpisodeResult[],
-  opts: FidelityOptions,
-): Promise<FidelityScore[]> {
-  const { max } = opts;
-  const probes: RehearsalProbe[] = [];
-  episodes.forEach((ep, i) => {
-    for (const rec of ep.calls) {
-      if (rec.source !== "real" || probes.length >= max) continue;
-      const at = ep.messages.findIndex((m) => (m.toolCalls ?? []).some((x) => x.id === rec.call.id));
-      if (at < 0) continue;
-      const act = ep.messages[at]!;
-      probes.push({
-        task: tasks[i]!,
-        history: ep.messages.slice(0, at),
-        call: rec.call,
-        rawActMessage: renderAssistantText(act.content, act.toolCalls ?? []),
-        real: parseMaybeJson(rec.result),
-      });
-    }
-  });
-  return fidelityOf(policy, probes, opts.concurrency, opts.unseenOnly === true);
 }

@@ -91,7 +91,7 @@ export interface DemoPlan {
   testtimeTemperature?: number;
   /** Env-less evaluation tasks the success curve runs at each of its points. */
   curveTasks: number;
-  /** Recorded calls per set used to measure rehearsal fidelity. */
+  /** Calls per fidelity set (recorded, own, unseen), taken from the env-less domains in turn. */
   fidelityCalls: number;
   concurrency: number;
 }

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { buildDemoData } from "../../../src/demo/data.js";
+import { FULL_PLAN } from "../../../src/demo/layout.js";
+import {
+  answerInPrompt,
+  recordedProbes,
+  selectProbes,
+  spreadAcrossDomains,
+} from "../../../src/demo/fidelity-probes.js";
+
+const probe = (domain: string, i: number) => ({ task: { domain }, i });
+
+describe("spreadAcrossDomains", () => {
+  it("takes each domain's probes in order, in turn, until the cap", () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("a", "b", "c"), { maxLength: 60 }), fc.nat(70), (domains, max) => {
+        const probes = domains.map(probe);
+        const picked = spreadAcrossDomains(probes, max);
+        expect(picked.length).toBe(Math.min(max, probes.length));
+        const counts = new Map<string, number>();
+        for (const d of ["a", "b", "c"]) {
+          const mine = picked.filter((p) => p.task.domain === d);
+          // A prefix of the domain's own probes, in their order.
+          expect(mine).toEqual(probes.filter((p) => p.task.domain === d).slice(0, mine.length));
+          counts.set(d, mine.length);
+        }
+        // Balanced: a domain with fewer picks than another (by two or more) has none left.
+        for (const [d, n] of counts) {
+          const available = domains.filter((x) => x === d).length;
+          for (const m of counts.values()) if (n < m - 1) expect(n).toBe(available);
+        }
+      }),
+    );
+  });
+});
+
+describe("fidelity probes of the demo's env-less set", () => {
+  const data = buildDemoData(FULL_PLAN, 1);
+  const max = FULL_PLAN.fidelityCalls;
+
+  it("cover every domain: the set lists its tasks domain by domain, so the first calls alone would not", () => {
+    const probes = recordedProbes(data.eval.envless);
+    const domains = new Set(data.eval.envless.map((t) => t.domain));
+    expect(domains.size).toBeGreaterThan(1);
+    expect(new Set(probes.slice(0, max).map((p) => p.task.domain)).size).toBe(1);
+    const picked = selectProbes(probes, { max, concurrency: 1 });
+    expect(picked).toHaveLength(max);
+    for (const d of domains)
+      expect(picked.filter((p) => p.task.domain === d)).toHaveLength(max / domains.size);
+  });
+
+  it("drop the calls whose answer the prompt shows before capping, so the cap counts unseen calls", () => {
+    // The evaluation tasks with their own recorded answers first (every call seen), then without.
+    const seen = recordedProbes(data.envlessWithAnswers);
+    const unseen = recordedProbes(data.eval.envless).filter((p) => !answerInPrompt(p));
+    expect(seen.every(answerInPrompt)).toBe(true);
+    expect(unseen.length).toBeGreaterThanOrEqual(max);
+    const picked = selectProbes([...seen, ...unseen], { max, concurrency: 1, unseenOnly: true });
+    expect(picked).toHaveLength(max);
+    expect(picked.some(answerInPrompt)).toBe(false);
+    expect(selectProbes(seen, { max, concurrency: 1, unseenOnly: true })).toEqual([]);
+    expect(selectProbes(seen, { max, concurrency: 1 })).toHaveLength(max);
+  });
+});
