@@ -72,3 +72,41 @@ function permutationMoving(pool: readonly string[], value: string, rand: () => n
     if (map.get(value) !== value) return map;
   }
 }
+
+/**
+ * Rehearsal copy drills (an experiment, `DemoPlan.sftRehearseDrills`). A response that repeats a
+ * call's argument (`move_event {"day":"monday"} -> {"day":"monday"}`) has to be copied from the
+ * call, while the rehearser has learned each entity's own value from far more lookups
+ * (`get_event` → the event's current day): under v11 seed 1's SFT rehearsed 0 of 20 unseen moves
+ * right, answering with the event's looked-up day. A drill is such a rehearsing example again with
+ * the pool's values permuted through the whole example (evidence lines, call, response), so the
+ * response's value is one the model can only have copied from the call.
+ */
+export function rehearsalCopyDrills(
+  rehearse: readonly SftExample[],
+  opts: { pool: readonly string[]; copies: number },
+  rand: () => number,
+): SftExample[] {
+  const { pool, copies } = opts;
+  if (copies <= 0 || pool.length < 2) return [];
+  const inPool = new Set(pool);
+  const drills: SftExample[] = [];
+  for (const example of rehearse) {
+    const value = echoedValue(example, inPool);
+    if (value === undefined) continue;
+    for (let k = 0; k < copies; k++) drills.push(renameNames(example, permutationMoving(pool, value, rand)));
+  }
+  return drills;
+}
+
+/** The pool value that a rehearsing example's call (its prompt's last line) states and its response repeats. */
+function echoedValue(example: SftExample, pool: ReadonlySet<string>): string | undefined {
+  const prompt = example.messages.findLast((m) => m.role === "user")?.content ?? "";
+  const callLine = prompt.slice(prompt.lastIndexOf("\n") + 1);
+  const response = example.messages.at(-1);
+  if (response?.role !== "assistant") return undefined;
+  const words = (s: string) => new Set(s.match(/[A-Za-z0-9_]+/g) ?? []);
+  const said = words(callLine);
+  for (const w of words(response.content)) if (pool.has(w) && said.has(w)) return w;
+  return undefined;
+}

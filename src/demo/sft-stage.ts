@@ -78,6 +78,7 @@ export function demoSftData(
     ...(plan.sftCopyDrills
       ? { copyDrills: { pool: DAYS, copies: plan.sftCopyDrills, forbidden: evalRequests } }
       : {}),
+    ...(plan.sftRehearseDrills ? { rehearseDrills: { pool: DAYS, copies: plan.sftRehearseDrills } } : {}),
   });
 }
 
