@@ -80,7 +80,8 @@ function permutationMoving(pool: readonly string[], value: string, rand: () => n
  * (`get_event` → the event's current day): under v11 seed 1's SFT rehearsed 0 of 20 unseen moves
  * right, answering with the event's looked-up day. A drill is such a rehearsing example again with
  * the pool's values permuted through the whole example (evidence lines, call, response), so the
- * response's value is one the model can only have copied from the call.
+ * response's value is one the model can only have copied from the call. Tried on seed 1 with two
+ * drills per example (RESULTS.md, thirteenth session): 3 of 20 right, so it stays off by default.
  */
 export function rehearsalCopyDrills(
   rehearse: readonly SftExample[],
