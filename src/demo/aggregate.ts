@@ -62,6 +62,9 @@ export function armResult(runs: readonly ArmRun[]): ArmResult {
     reward_mean: avg(runs.flatMap((r) => r.evaluation.reward)),
     fidelity: { recorded: fid("recorded"), own_calls: fid("own_calls") },
     fidelity_unseen: unseen,
+    success_per_seed: Object.fromEntries(
+      EVAL_SPLITS.map((s) => [s, runs.map((r) => avg(r.evaluation.success[s]))]),
+    ) as ArmResult["success_per_seed"],
     success_ci: Object.fromEntries(
       EVAL_SPLITS.map((s) => [s, interval(success[s])]),
     ) as ArmResult["success_ci"],

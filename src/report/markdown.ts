@@ -23,6 +23,22 @@ export function resultsMarkdown(r: DemoResults): string {
       )} | ${fid} | ${unseen} | ${pct(a.rehearsed_world_success)} |`,
     );
   }
+  const perSeed = r.arms.filter((a) => a.success_per_seed);
+  if ((r.seeds ?? 1) > 1 && perSeed.length > 0) {
+    const seeds = perSeed[0]!.success_per_seed!.envless.map((_, k) => (r.seed ?? 0) + k);
+    lines.push(
+      "",
+      "Env-less success per seed (each seed's own tasks):",
+      "",
+      `| arm | ${seeds.map((s) => `seed ${s}`).join(" | ")} |`,
+      `|${"---|".repeat(seeds.length + 1)}`,
+    );
+    for (const a of perSeed) {
+      lines.push(
+        `| ${a.name} | ${a.success_per_seed!.envless.map((x) => (100 * x).toFixed(1)).join(" | ")} |`,
+      );
+    }
+  }
   const transfer = r.arms.filter((a) => a.heldout_first_call);
   if (transfer.length > 0) {
     const p1 = (x: number) => (100 * x).toFixed(1);

@@ -34,6 +34,14 @@ export const ArmResultZ = z.object({
    * tasks' logs as evidence, and the policy's own calls): what rehearsal rests on during RL.
    */
   fidelity_unseen: FidelityZ.nullable().optional(),
+  /** Each seed's success per evaluation set (its tasks' mean), in seed order (seed, seed + 1, …). */
+  success_per_seed: z
+    .object({
+      env_domain: z.array(z.number()),
+      envless: z.array(z.number()),
+      heldout_domain: z.array(z.number()),
+    })
+    .optional(),
   /** 95% interval [low, high] of success per evaluation set (over tasks; over seeds with --seeds > 1). */
   success_ci: z.object({ env_domain: IntervalZ, envless: IntervalZ, heldout_domain: IntervalZ }).optional(),
   /**

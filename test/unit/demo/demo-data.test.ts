@@ -268,10 +268,16 @@ describe("demo arms and aggregation", () => {
       {
         spec,
         training: { envCalls: 5, steps: 2, metrics: [] },
-        evaluation: { ...evaluation, heldoutFirstCall: { domain_tool: 1, right_tool: 0.75, exact: 0.5 } },
+        evaluation: {
+          ...evaluation,
+          success: { env_domain: [0, 1], envless: [1, 1, 0, 1], heldout_domain: [] },
+          heldoutFirstCall: { domain_tool: 1, right_tool: 0.75, exact: 0.5 },
+        },
         minutes: 1,
       },
     ]);
+    // each seed's own mean, in seed order (the pooled figure is their mean)
+    expect(r.success_per_seed).toEqual({ env_domain: [1, 0.5], envless: [0, 0.75], heldout_domain: [1, 0] });
     expect(r.heldout_first_call).toEqual({ domain_tool: 0.75, right_tool: 0.5, exact: 0.25 });
     expect(r.train_env_calls).toBe(15);
     expect(r.rehearsed_world_success).toBeNull();

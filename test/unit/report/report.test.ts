@@ -114,6 +114,17 @@ describe("report", () => {
     expect(resultsMarkdown(results)).not.toContain("SFT gate per seed");
   });
 
+  it("tables env-less success per seed when there are several, and not for one", () => {
+    const { results } = makeDemoRunDir();
+    const perSeed = (envless: number[]) => ({ env_domain: [0.5, 0.5], envless, heldout_domain: [0, 0] });
+    const arms = results.arms.map((a, i) => ({ ...a, success_per_seed: perSeed([0.5 + i / 10, 0.632]) }));
+    const md = resultsMarkdown({ ...results, seed: 3, seeds: 2, arms });
+    expect(md).toContain("| arm | seed 3 | seed 4 |");
+    expect(md).toContain(`| ${arms[0]!.name} | 50.0 | 63.2 |`);
+    expect(md).toContain(`| ${arms[1]!.name} | 60.0 | 63.2 |`);
+    expect(resultsMarkdown({ ...results, seed: 3, seeds: 1, arms })).not.toContain("success per seed");
+  });
+
   it("renders the table with every arm", () => {
     const { results } = makeDemoRunDir();
     const md = resultsMarkdown(results);
