@@ -42,9 +42,11 @@ export function copyDrills(
 
 const MAX_DRAWS = 8;
 
+/** The word-like tokens of a text (names, ids, values), where a pool value is looked for. */
+const words = (s: string): string[] => s.match(/[A-Za-z0-9_]+/g) ?? [];
+
 /** The pool value a call copies from a request past a distracting response, if any. */
 function drilledValue(example: SftExample, pool: ReadonlySet<string>): string | undefined {
-  const words = (s: string) => s.match(/[A-Za-z0-9_]+/g) ?? [];
   const said = new Set<string>();
   const responded = new Set<string>();
   for (const m of example.messages) {
@@ -106,8 +108,7 @@ function echoedValue(example: SftExample, pool: ReadonlySet<string>): string | u
   const callLine = prompt.slice(prompt.lastIndexOf("\n") + 1);
   const response = example.messages.at(-1);
   if (response?.role !== "assistant") return undefined;
-  const words = (s: string) => new Set(s.match(/[A-Za-z0-9_]+/g) ?? []);
-  const said = words(callLine);
+  const said = new Set(words(callLine));
   for (const w of words(response.content)) if (pool.has(w) && said.has(w)) return w;
   return undefined;
 }

@@ -12,7 +12,7 @@ import {
   firstCallTransfer,
   writeCallCopy,
 } from "./evaluate.js";
-import { ownCallFidelity, recordedFidelity } from "./fidelity-probes.js";
+import { ownCallProbes, probeFidelity, recordedProbes } from "./fidelity-probes.js";
 import { EVAL_SPLITS, type DemoPlan, type EvalSplit } from "./layout.js";
 
 type Fidelity = NonNullable<ArmResult["fidelity"]>["recorded"];
@@ -71,13 +71,12 @@ export async function evaluateArm(
     if (split === "heldout_domain") heldoutFirstCall = firstCallTransfer(out.episodes, tasks);
   }
   const opts = { max: plan.fidelityCalls, concurrency: plan.concurrency };
-  const recorded = await recordedFidelity(policy, data.envlessWithAnswers, opts);
-  const own = await ownCallFidelity(policy, data.eval.envless, envlessEpisodes, opts);
-  const heldoutRecorded = await recordedFidelity(policy, data.eval.envless, { ...opts, unseenOnly: true });
-  const ownUnseen = await ownCallFidelity(policy, data.eval.envless, envlessEpisodes, {
-    ...opts,
-    unseenOnly: true,
-  });
+  const recorded = await probeFidelity(policy, recordedProbes(data.envlessWithAnswers), opts);
+  const ownProbes = ownCallProbes(data.eval.envless, envlessEpisodes);
+  const own = await probeFidelity(policy, ownProbes, opts);
+  const unseen = { ...opts, unseenOnly: true };
+  const heldoutRecorded = await probeFidelity(policy, recordedProbes(data.eval.envless), unseen);
+  const ownUnseen = await probeFidelity(policy, ownProbes, unseen);
   const rehearsedWorldSuccess = arm.rehearsedWorld
     ? (await runRehearsedWorld(policy, data.eval.envless, plan.concurrency)).success
     : null;

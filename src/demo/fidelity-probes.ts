@@ -1,5 +1,6 @@
 import { canonicalJson } from "../core/canonical-json.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
+import type { Message, ToolCall } from "../core/messages.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
 import { renderAssistantText } from "../core/tool-call-text.js";
@@ -78,68 +79,56 @@ export function selectProbes(probes: readonly RehearsalProbe[], opts: FidelityOp
   return spreadAcrossDomains(eligible, opts.max);
 }
 
+/** The probe of `call`, made in one of `messages`: the conversation before that message is its history. */
+function probeOf(
+  task: Task,
+  messages: readonly Message[],
+  call: ToolCall,
+  real: unknown,
+): RehearsalProbe | undefined {
+  const at = messages.findIndex((m) => (m.toolCalls ?? []).some((x) => x.id === call.id));
+  if (at < 0) return undefined;
+  const act = messages[at]!;
+  return {
+    task,
+    history: messages.slice(0, at),
+    call,
+    rawActMessage: renderAssistantText(act.content, act.toolCalls ?? []),
+    real,
+  };
+}
+
 /** The gold runs' calls of `tasks` as probes, in task order. */
 export function recordedProbes(tasks: readonly Task[]): RehearsalProbe[] {
-  const probes: RehearsalProbe[] = [];
-  for (const task of tasks) {
+  return tasks.flatMap((task) => {
     const run = goldSolve(task);
-    for (const turn of run.turns) {
-      for (const c of turn.calls) {
-        const at = run.messages.findIndex((m) => (m.toolCalls ?? []).some((x) => x.id === c.call.id));
-        const act = run.messages[at]!;
-        probes.push({
-          task,
-          history: run.messages.slice(0, at),
-          call: c.call,
-          rawActMessage: renderAssistantText(act.content, act.toolCalls ?? []),
-          real: c.result,
-        });
-      }
-    }
-  }
-  return probes;
+    return run.turns.flatMap((turn) =>
+      turn.calls.flatMap((c) => probeOf(task, run.messages, c.call, c.result) ?? []),
+    );
+  });
 }
 
 /** Every real call of real-environment episodes as a probe, in episode order. */
 export function ownCallProbes(tasks: readonly Task[], episodes: readonly EpisodeResult[]): RehearsalProbe[] {
-  const probes: RehearsalProbe[] = [];
-  episodes.forEach((ep, i) => {
-    for (const rec of ep.calls) {
-      if (rec.source !== "real") continue;
-      const at = ep.messages.findIndex((m) => (m.toolCalls ?? []).some((x) => x.id === rec.call.id));
-      if (at < 0) continue;
-      const act = ep.messages[at]!;
-      probes.push({
-        task: tasks[i]!,
-        history: ep.messages.slice(0, at),
-        call: rec.call,
-        rawActMessage: renderAssistantText(act.content, act.toolCalls ?? []),
-        real: parseMaybeJson(rec.result),
-      });
-    }
-  });
-  return probes;
+  return episodes.flatMap((ep, i) =>
+    ep.calls.flatMap((rec) =>
+      rec.source === "real"
+        ? (probeOf(tasks[i]!, ep.messages, rec.call, parseMaybeJson(rec.result)) ?? [])
+        : [],
+    ),
+  );
 }
 
 /**
- * Fidelity on recorded calls: the gold runs' calls of `tasks`, rehearsed with the prompt and the
- * evidence (`task.examples`) that `tasks` carry: their own recorded calls (the answers are in the
- * prompt: a copying test) or other tasks' calls (evaluation hygiene: the answers are not).
+ * Fidelity on the probes the options select (`selectProbes`): recorded calls (`recordedProbes`),
+ * rehearsed with the prompt and the evidence (`task.examples`) their tasks carry — their own
+ * recorded calls (the answers are in the prompt: a copying test) or other tasks' calls (evaluation
+ * hygiene: the answers are not) — or the policy's own calls (`ownCallProbes`), rehearsed afterwards.
  */
-export function recordedFidelity(
+export function probeFidelity(
   policy: ChatModel,
-  tasks: readonly Task[],
+  probes: readonly RehearsalProbe[],
   opts: FidelityOptions,
 ): Promise<FidelityScore[]> {
-  return scoreProbes(policy, selectProbes(recordedProbes(tasks), opts), opts.concurrency);
-}
-
-/** Fidelity on the policy's own calls: real calls of real-environment episodes, rehearsed afterwards. */
-export function ownCallFidelity(
-  policy: ChatModel,
-  tasks: readonly Task[],
-  episodes: readonly EpisodeResult[],
-  opts: FidelityOptions,
-): Promise<FidelityScore[]> {
-  return scoreProbes(policy, selectProbes(ownCallProbes(tasks, episodes), opts), opts.concurrency);
+  return scoreProbes(policy, selectProbes(probes, opts), opts.concurrency);
 }
