@@ -56,11 +56,6 @@ export interface DemoPlan {
    */
   sftCopyDrills?: number;
   /**
-   * Rehearsal copy drills per rehearsing example whose response repeats a day the call states
-   * (`copy-drills.ts`; 0 or absent: none, the default): the example again with the days permuted.
-   */
-  sftRehearseDrills?: number;
-  /**
    * How the tiny tokenizer writes entities (ids, emails, names): `whole`, one token each (the
    * vocabulary; default), or `pieces`, left to the BPE with one token per digit, so that an entity
    * no training text names is made of trained tokens. Measured on seeds 4/6/7 (RESULTS.md, issue

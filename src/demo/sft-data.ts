@@ -18,7 +18,7 @@ import { LENT_TASKS } from "./data.js";
 import { tasksByWorld, worldmates } from "./worlds.js";
 import { aliasMap, renameNames } from "./tool-aliases.js";
 import { entityCoverage } from "./entity-coverage.js";
-import { copyDrills, rehearsalCopyDrills } from "./copy-drills.js";
+import { copyDrills } from "./copy-drills.js";
 import type { Pseudonyms } from "./layout.js";
 
 function callKey(e: Pick<Example, "name" | "arguments">): string {
@@ -52,8 +52,6 @@ export function demoSftExamples(
     coverEntities?: { forbidden: ReadonlySet<string> } & Partial<Pseudonyms>;
     /** Extra acting examples drilling a detail copied past a lookup (`copy-drills.ts`; default none). */
     copyDrills?: Parameters<typeof copyDrills>[1];
-    /** Extra rehearsing examples drilling a response that repeats a call's argument (default none). */
-    rehearseDrills?: Parameters<typeof rehearsalCopyDrills>[1];
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
@@ -115,9 +113,6 @@ export function demoSftExamples(
   }
   // Their own stream, after every other draw: drills leave the rest of the data as it was.
   if (opts.copyDrills) act.push(...copyDrills(act, opts.copyDrills, mulberry32(seed ^ 0xd0111)));
-  if (opts.rehearseDrills) {
-    rehearse.push(...rehearsalCopyDrills(rehearse, opts.rehearseDrills, mulberry32(seed ^ 0xd0112)));
-  }
   return { act, rehearse, flawedTraces };
 }
 

@@ -62,6 +62,8 @@ export interface SpecialSpec {
   name: string;
   tool: ToolSchema;
   execute(state: ToolworldState, args: Record<string, unknown>): Outcome;
+  /** The word its success response states (`{"result": "sent"}`), a token of the tiny vocabulary. */
+  result: string;
   templates: readonly string[];
   /** Picks a request in this world and the standards a correct run meets; undefined if none fits. */
   plan(

@@ -58,7 +58,7 @@ export function toolworldVocabulary(
       "status",
       "error",
     ].forEach(add);
-    if (d.specials.some((s) => s.name === "transfer")) add("balance");
+    for (const s of d.specials) ["result", s.result].forEach(add); // a special's success response
   }
   DAYS.forEach(add);
   NUMBERS.forEach(add);

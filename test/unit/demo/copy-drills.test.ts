@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../../src/core/messages.js";
-import { copyDrills, rehearsalCopyDrills } from "../../../src/demo/copy-drills.js";
+import { copyDrills } from "../../../src/demo/copy-drills.js";
 import { buildDemoData } from "../../../src/demo/data.js";
 import { QUICK_PLAN } from "../../../src/demo/layout.js";
 import { demoSftData } from "../../../src/demo/sft-stage.js";
@@ -34,10 +34,14 @@ function moveExample(opts: { lookup?: boolean; current?: string } = {}): SftExam
       call("c0", "get_event", { event_id: "e5" }),
       tool("c0", { status: "confirmed", day: opts.current ?? "monday" }),
     );
-  messages.push(call("c1", "move_event", { event_id: "e5", day: "friday" }), tool("c1", { day: "friday" }), {
-    role: "assistant",
-    content: "done, event e5 is now on friday.",
-  });
+  messages.push(
+    call("c1", "move_event", { event_id: "e5", day: "friday" }),
+    tool("c1", { result: "moved" }),
+    {
+      role: "assistant",
+      content: "done, event e5 is now on friday.",
+    },
+  );
   return { messages, targets: messages.flatMap((m, i) => (m.role === "assistant" ? [i] : [])) };
 }
 
@@ -58,7 +62,7 @@ describe("copyDrills", () => {
       // still one consistent example: the write names the requested day, the lookup another one
       expect(write.arguments).toEqual({ event_id: "e5", day: asked });
       expect(looked).not.toBe(asked);
-      expect(JSON.parse(d.messages[5]!.content).day).toBe(asked);
+      expect(JSON.parse(d.messages[5]!.content)).toEqual({ result: "moved" });
       expect(dayIn(d.messages[6]!.content)).toEqual([asked]);
       // the requested day moved; the rest of the example (ids, prompt, targets) did not
       expect(asked).not.toBe("friday");
@@ -119,83 +123,6 @@ describe("copyDrills", () => {
       expect(d.messages.some((m) => m.toolCalls?.some((c) => DAYS.includes(c.arguments.day as never)))).toBe(
         true,
       );
-    }
-  });
-});
-
-/** A rehearsing example as the demo writes them: the tenant, evidence lines, then the call to answer. */
-function rehearsing(evidence: string[], callLine: string, response: unknown): SftExample {
-  return {
-    messages: [
-      { role: "system", content: "Simulate the tool." },
-      { role: "user", content: ["tenant: w1", ...evidence, callLine].join("\n") },
-      { role: "assistant", content: `<execution_result>\n${JSON.stringify(response)}\n</execution_result>` },
-    ],
-    targets: [2],
-  };
-}
-
-describe("rehearsalCopyDrills", () => {
-  const opts = { pool: DAYS, copies: 2 };
-  const move = () =>
-    rehearsing(
-      ['get_event {"event_id":"e5"} -> {"day":"monday"}'],
-      'move_event {"event_id":"e5","day":"friday"} ->',
-      {
-        day: "friday",
-      },
-    );
-
-  it("drills a response that repeats the call's day, the days permuted through evidence, call and response", () => {
-    const example = move();
-    const drills = rehearsalCopyDrills([example], { ...opts, copies: 40 }, mulberry32(5));
-    expect(drills).toHaveLength(40);
-    const answered = new Set<string>();
-    for (const d of drills) {
-      const lines = d.messages[1]!.content.split("\n");
-      const [asked] = dayIn(lines.at(-1)!);
-      const [looked] = dayIn(lines[1]!);
-      // one consistent example: the response repeats the call's day; the lookup names another
-      expect(JSON.parse(d.messages[2]!.content.split("\n")[1]!)).toEqual({ day: asked });
-      expect(looked).not.toBe(asked);
-      expect(asked).not.toBe("friday");
-      expect(d.messages[0]).toEqual(example.messages[0]);
-      expect(d.targets).toEqual([2]);
-      answered.add(asked!);
-    }
-    expect(answered.size).toBe(DAYS.length - 1);
-    expect(example.messages[2]!.content).toContain("friday"); // the example itself is untouched
-  });
-
-  it("leaves alone responses that do not repeat a day of the call: lookups, errors, other values", () => {
-    const lookup = rehearsing([], 'get_event {"event_id":"e5"} ->', { day: "monday" });
-    const refused = rehearsing([], 'move_event {"event_id":"e5","day":"friday"} ->', {
-      error: "event e5 is locked",
-    });
-    const balance = rehearsing([], 'get_account {"account_id":"a3"} ->', { status: "open", balance: 40 });
-    expect(rehearsalCopyDrills([lookup, refused, balance], opts, mulberry32(1))).toEqual([]);
-    expect(rehearsalCopyDrills([move()], { ...opts, copies: 0 }, mulberry32(1))).toEqual([]);
-  });
-
-  it("the demo's SFT data carries them only when the plan asks (default none): the default recipe is unchanged", () => {
-    const data = buildDemoData(QUICK_PLAN, 3);
-    const plain = demoSftData(data, QUICK_PLAN, 3);
-    const drilled = demoSftData(data, { ...QUICK_PLAN, sftRehearseDrills: 2 }, 3);
-    expect(QUICK_PLAN.sftRehearseDrills ?? 0).toBe(0);
-    expect(drilled.act).toEqual(plain.act);
-    expect(drilled.rehearse.slice(0, plain.rehearse.length)).toEqual(plain.rehearse);
-    const drills = drilled.rehearse.slice(plain.rehearse.length);
-    const echoes = plain.rehearse.filter((ex) => {
-      const call = ex.messages[1]!.content.split("\n").at(-1)!;
-      const day = dayIn(call)[0];
-      return day !== undefined && dayIn(ex.messages[2]!.content).includes(day);
-    });
-    expect(echoes.length).toBeGreaterThan(0);
-    expect(drills).toHaveLength(2 * echoes.length);
-    for (const d of drills) {
-      const call = d.messages[1]!.content.split("\n").at(-1)!;
-      expect(call.startsWith("move_event ")).toBe(true);
-      expect(dayIn(d.messages[2]!.content)).toEqual(dayIn(call));
     }
   });
 });

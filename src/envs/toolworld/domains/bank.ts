@@ -9,6 +9,7 @@ const AMOUNTS = NUMBERS.filter((n) => n >= 10 && n <= 100);
 /** `transfer`: from an open account with enough balance to another open account. */
 const TRANSFER: SpecialSpec = {
   name: "transfer",
+  result: "sent",
   tool: {
     name: "transfer",
     description: "send an amount from one account to another",
@@ -33,7 +34,10 @@ const TRANSFER: SpecialSpec = {
       return { ok: false, error: `account ${fromId} has only ${String(from.detail)}` };
     from.detail = Number(from.detail) - amount;
     to.detail = Number(to.detail) + amount;
-    return { ok: true, value: { balance: from.detail } };
+    // The response confirms and states nothing new: a new balance would make every rehearsed
+    // transfer an arithmetic problem, which the demo's 1M-parameter rehearser solved in 3 of 21
+    // (thirteenth session), and the reply that copied it failed in the rehearsed world only.
+    return { ok: true, value: { result: TRANSFER.result } };
   },
   templates: [
     "send {amount} from account {id} to account {to}.",
@@ -64,7 +68,7 @@ const TRANSFER: SpecialSpec = {
     const check = mustCall(d.item.getTool, { account_id: id });
     const others = forbidOthers(["freeze_account"], []);
     const slots = { id, to, amount: String(amount) };
-    // Contradicting facts: another status; another amount than the balance (or the amount sent).
+    // Contradicting facts: another status; another amount than the balance or the amount sent.
     const statuses = d.item.statuses;
     const otherNumbers = (fact: number) => NUMBERS.filter((n) => n !== fact && n !== amount).map(String);
     if (from.status !== "open") {
@@ -94,7 +98,7 @@ const TRANSFER: SpecialSpec = {
       standards: [
         check,
         mustCall("transfer", { account_id: id, to_account_id: to, amount }),
-        replyContains([String(balance - amount)], otherNumbers(balance - amount)),
+        replyContains([String(amount)], otherNumbers(amount)),
         ...others,
         ...forbidOtherTargets(
           "transfer",
@@ -117,7 +121,7 @@ const TRANSFER: SpecialSpec = {
     if (balance < amount) return `sorry, account ${id} has only ${balance}, so I cannot send ${amount}.`;
     const w = ctx.call("transfer", { account_id: id, to_account_id: to, amount });
     if (!w.ok) return `sorry, I cannot send ${amount}: ${w.error}.`;
-    return `done, sent ${amount} to ${to}. account ${id} now has ${String(w.value.balance)}.`;
+    return `done, sent ${amount} to ${to}.`;
   },
 };
 
