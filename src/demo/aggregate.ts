@@ -38,6 +38,25 @@ export interface ArmRun {
   minutes: number;
 }
 
+/** Per-tool exact matches over seeds: counts add up, the share is over all of them. */
+function byToolOverSeeds(
+  perSeed: readonly Record<string, { hits: number; n: number }>[],
+): NonNullable<ArmResult["fidelity_unseen_by_tool"]> {
+  const sum: Record<string, { hits: number; n: number }> = {};
+  for (const seed of perSeed) {
+    for (const [tool, { hits, n }] of Object.entries(seed)) {
+      const t = (sum[tool] ??= { hits: 0, n: 0 });
+      t.hits += hits;
+      t.n += n;
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(sum)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([tool, t]) => [tool, { exact: t.n > 0 ? t.hits / t.n : 0, n: t.n }]),
+  );
+}
+
 export function armResult(runs: readonly ArmRun[]): ArmResult {
   const spec = runs[0]!.spec;
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
@@ -62,6 +81,7 @@ export function armResult(runs: readonly ArmRun[]): ArmResult {
     reward_mean: avg(runs.flatMap((r) => r.evaluation.reward)),
     fidelity: { recorded: fid("recorded"), own_calls: fid("own_calls") },
     fidelity_unseen: unseen,
+    fidelity_unseen_by_tool: byToolOverSeeds(runs.map((r) => r.evaluation.fidelityUnseenByTool)),
     success_per_seed: Object.fromEntries(
       EVAL_SPLITS.map((s) => [s, runs.map((r) => avg(r.evaluation.success[s]))]),
     ) as ArmResult["success_per_seed"],

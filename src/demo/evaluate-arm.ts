@@ -12,7 +12,13 @@ import {
   firstCallTransfer,
   writeCallCopy,
 } from "./evaluate.js";
-import { ownCallProbes, probeFidelity, recordedProbes } from "./fidelity-probes.js";
+import {
+  fidelityByTool,
+  ownCallProbes,
+  probeFidelity,
+  recordedProbes,
+  type ScoredProbe,
+} from "./fidelity-probes.js";
 import { EVAL_SPLITS, type DemoPlan, type EvalSplit } from "./layout.js";
 
 type Fidelity = NonNullable<ArmResult["fidelity"]>["recorded"];
@@ -24,6 +30,8 @@ export interface ArmEvaluation {
   fidelity: NonNullable<ArmResult["fidelity"]>;
   /** Fidelity on calls whose answer no prompt showed: held-out recorded calls and the policy's own calls. */
   fidelityUnseen: Fidelity;
+  /** The unseen calls' exact matches and count per tool: which responses the rehearser gets wrong. */
+  fidelityUnseenByTool: ReturnType<typeof fidelityByTool>;
   rehearsedWorldSuccess: number[] | null;
   firstCallCopy: number;
   /** The env-less set's write calls made with the gold arguments (`writeCallCopy`). */
@@ -80,11 +88,14 @@ export async function evaluateArm(
   const rehearsedWorldSuccess = arm.rehearsedWorld
     ? (await runRehearsedWorld(policy, data.eval.envless, plan.concurrency)).success
     : null;
+  const scores = (xs: readonly ScoredProbe[]) => xs.map((x) => x.score);
+  const unseenProbes = [...heldoutRecorded, ...ownUnseen];
   return {
     success,
     reward,
-    fidelity: { recorded: summarizeFidelity(recorded), own_calls: summarizeFidelity(own) },
-    fidelityUnseen: summarizeFidelity([...heldoutRecorded, ...ownUnseen]),
+    fidelity: { recorded: summarizeFidelity(scores(recorded)), own_calls: summarizeFidelity(scores(own)) },
+    fidelityUnseen: summarizeFidelity(scores(unseenProbes)),
+    fidelityUnseenByTool: fidelityByTool(unseenProbes),
     rehearsedWorldSuccess,
     firstCallCopy: copy,
     writeCallCopy: writeCopy,

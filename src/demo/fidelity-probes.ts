@@ -119,16 +119,35 @@ export function ownCallProbes(tasks: readonly Task[], episodes: readonly Episode
   );
 }
 
+/** A rehearsed probe's score, with the tool it called (where a fidelity figure fails, by tool). */
+export interface ScoredProbe {
+  tool: string;
+  score: FidelityScore;
+}
+
 /**
  * Fidelity on the probes the options select (`selectProbes`): recorded calls (`recordedProbes`),
  * rehearsed with the prompt and the evidence (`task.examples`) their tasks carry — their own
  * recorded calls (the answers are in the prompt: a copying test) or other tasks' calls (evaluation
  * hygiene: the answers are not) — or the policy's own calls (`ownCallProbes`), rehearsed afterwards.
  */
-export function probeFidelity(
+export async function probeFidelity(
   policy: ChatModel,
   probes: readonly RehearsalProbe[],
   opts: FidelityOptions,
-): Promise<FidelityScore[]> {
-  return scoreProbes(policy, selectProbes(probes, opts), opts.concurrency);
+): Promise<ScoredProbe[]> {
+  const picked = selectProbes(probes, opts);
+  const scores = await scoreProbes(policy, picked, opts.concurrency);
+  return picked.map((p, i) => ({ tool: p.call.name, score: scores[i]! }));
+}
+
+/** Exact matches (`hits`) and probes (`n`) per tool: which calls a fidelity figure loses (sorted by tool). */
+export function fidelityByTool(scored: readonly ScoredProbe[]): Record<string, { hits: number; n: number }> {
+  const out: Record<string, { hits: number; n: number }> = {};
+  for (const { tool, score } of [...scored].sort((a, b) => a.tool.localeCompare(b.tool))) {
+    const t = (out[tool] ??= { hits: 0, n: 0 });
+    t.n += 1;
+    if (score.exact) t.hits += 1;
+  }
+  return out;
 }

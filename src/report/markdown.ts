@@ -72,6 +72,24 @@ export function resultsMarkdown(r: DemoResults): string {
       lines.push(`| ${a.name} | ${f.episodes} | ${failed} | ${counts.join(" | ")} |`);
     }
   }
+  const byTool = r.arms.filter((a) => a.fidelity_unseen_by_tool);
+  if (byTool.length > 0) {
+    const tools = [...new Set(byTool.flatMap((a) => Object.keys(a.fidelity_unseen_by_tool!)))].sort();
+    lines.push(
+      "",
+      "Fidelity on unseen calls by tool (exact %, calls; pooled over seeds): where a rehearsed world departs from the real one.",
+      "",
+      `| arm | ${tools.join(" | ")} |`,
+      `|${"---|".repeat(tools.length + 1)}`,
+    );
+    for (const a of byTool) {
+      const cell = (t: string) => {
+        const f = a.fidelity_unseen_by_tool![t];
+        return f ? `${(100 * f.exact).toFixed(0)} (${f.n})` : "–";
+      };
+      lines.push(`| ${a.name} | ${tools.map(cell).join(" | ")} |`);
+    }
+  }
   const g = r.sft_gate;
   const gateSeeds =
     g.seeds_passed !== undefined && g.per_seed

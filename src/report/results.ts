@@ -34,6 +34,11 @@ export const ArmResultZ = z.object({
    * tasks' logs as evidence, and the policy's own calls): what rehearsal rests on during RL.
    */
   fidelity_unseen: FidelityZ.nullable().optional(),
+  /**
+   * The unseen calls by tool (exact-match share and count, pooled over seeds): which responses the
+   * rehearser gets wrong, and so where a rehearsed world departs from the real one.
+   */
+  fidelity_unseen_by_tool: z.record(z.string(), z.object({ exact: z.number(), n: z.number() })).optional(),
   /** Each seed's success per evaluation set (its tasks' mean), in seed order (seed, seed + 1, …). */
   success_per_seed: z
     .object({

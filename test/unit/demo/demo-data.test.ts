@@ -257,6 +257,7 @@ describe("demo arms and aggregation", () => {
       fidelity: { recorded: { exact: 1, f1: 1, n: 2 }, own_calls: { exact: 0.5, f1: 0.5, n: 2 } },
       rehearsedWorldSuccess: null,
       fidelityUnseen: { exact: 0.25, f1: 0.5, n: 4 },
+      fidelityUnseenByTool: { get_event: { hits: 1, n: 3 }, move_event: { hits: 0, n: 1 } },
       firstCallCopy: 1,
       writeCallCopy: 1,
       heldoutFirstCall: { domain_tool: 0.5, right_tool: 0.25, exact: 0 },
@@ -272,6 +273,7 @@ describe("demo arms and aggregation", () => {
           ...evaluation,
           success: { env_domain: [0, 1], envless: [1, 1, 0, 1], heldout_domain: [] },
           heldoutFirstCall: { domain_tool: 1, right_tool: 0.75, exact: 0.5 },
+          fidelityUnseenByTool: { get_account: { hits: 2, n: 2 }, get_event: { hits: 0, n: 1 } },
         },
         minutes: 1,
       },
@@ -283,6 +285,12 @@ describe("demo arms and aggregation", () => {
     expect(r.rehearsed_world_success).toBeNull();
     expect(r.fidelity!.own_calls.n).toBe(4);
     expect(r.fidelity_unseen).toEqual({ exact: 0.25, f1: 0.5, n: 8 });
+    // per tool, counts pooled over seeds (not the mean of the seeds' shares)
+    expect(r.fidelity_unseen_by_tool).toEqual({
+      get_account: { exact: 1, n: 2 },
+      get_event: { exact: 0.25, n: 4 },
+      move_event: { exact: 0, n: 1 },
+    });
     expect(r.envless_failures).toEqual({ ...noFailures, episodes: 2, missing_call: 2 });
   });
 
@@ -293,6 +301,7 @@ describe("demo arms and aggregation", () => {
       reward: [],
       fidelity: { recorded: { exact: 1, f1: 1, n: 1 }, own_calls: { exact: 1, f1: 1, n: 1 } },
       fidelityUnseen: { exact: 1, f1: 1, n: 1 },
+      fidelityUnseenByTool: {},
       rehearsedWorldSuccess: null,
       firstCallCopy: 1,
       writeCallCopy: 1,

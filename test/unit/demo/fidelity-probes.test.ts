@@ -2,8 +2,11 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { buildDemoData } from "../../../src/demo/data.js";
 import { FULL_PLAN } from "../../../src/demo/layout.js";
+import type { ChatModel } from "../../../src/core/model.js";
 import {
   answerInPrompt,
+  fidelityByTool,
+  probeFidelity,
   recordedProbes,
   selectProbes,
   spreadAcrossDomains,
@@ -61,5 +64,37 @@ describe("fidelity probes of the demo's env-less set", () => {
     expect(picked.some(answerInPrompt)).toBe(false);
     expect(selectProbes(seen, { max, concurrency: 1, unseenOnly: true })).toEqual([]);
     expect(selectProbes(seen, { max, concurrency: 1 })).toHaveLength(max);
+  });
+});
+
+describe("fidelity by tool", () => {
+  const data = buildDemoData(FULL_PLAN, 1);
+  /** A rehearser that answers every call as a successful move would be answered. */
+  const movedOnly: ChatModel = {
+    name: "moved-only",
+    chat: () =>
+      Promise.resolve({
+        samples: [
+          { text: '<execution_result>\n{"result":"moved"}\n</execution_result>', finishReason: "stop" },
+        ],
+      }),
+  };
+
+  it("scores each probe under its own tool: right only on the successful moves", async () => {
+    const probes = recordedProbes(data.eval.envless);
+    const scored = await probeFidelity(movedOnly, probes, { max: 400, concurrency: 4 });
+    expect(scored).toHaveLength(Math.min(400, probes.length));
+    const byTool = fidelityByTool(scored);
+    const picked = selectProbes(probes, { max: 400, concurrency: 4 });
+    const moved = picked.filter(
+      (p) => p.call.name === "move_event" && JSON.stringify(p.real) === '{"result":"moved"}',
+    );
+    expect(moved.length).toBeGreaterThan(0);
+    expect(byTool.move_event!.hits).toBe(moved.length);
+    for (const [tool, t] of Object.entries(byTool)) {
+      expect(t.n).toBe(picked.filter((p) => p.call.name === tool).length);
+      if (tool !== "move_event") expect(t.hits).toBe(0);
+    }
+    expect(Object.keys(byTool)).toEqual(Object.keys(byTool).sort());
   });
 });

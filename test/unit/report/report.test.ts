@@ -154,6 +154,27 @@ describe("report", () => {
     expect(resultsMarkdown(results)).not.toContain("Why env-less tasks failed");
   });
 
+  it("tables unseen-call fidelity by tool, with a dash for a tool an arm never called", () => {
+    const { results } = makeDemoRunDir();
+    const md = resultsMarkdown({
+      ...results,
+      arms: results.arms.map((a) =>
+        a.name === "sft"
+          ? {
+              ...a,
+              fidelity_unseen_by_tool: { move_event: { exact: 0.25, n: 4 }, get_event: { exact: 1, n: 9 } },
+            }
+          : a.name === "envace"
+            ? { ...a, fidelity_unseen_by_tool: { get_event: { exact: 2 / 3, n: 6 } } }
+            : a,
+      ),
+    });
+    expect(md).toContain("| arm | get_event | move_event |");
+    expect(md).toContain("| sft | 100 (9) | 25 (4) |");
+    expect(md).toContain("| envace | 67 (6) | – |");
+    expect(resultsMarkdown(results)).not.toContain("Fidelity on unseen calls by tool");
+  });
+
   it("builds a self-contained page with SVG charts", async () => {
     const { dir } = makeDemoRunDir();
     const html = await buildReportHtml(dir);
