@@ -3,6 +3,7 @@ import { MAX_WORLDS, tenantOf } from "./generate.js";
 import { goldSolve } from "./gold-solver.js";
 import { DAYS, ITEM_COUNT, NUMBERS, OWNER_COUNT, ids } from "./pools.js";
 import { domainSpec, TOOLWORLD_DOMAINS } from "./registry.js";
+import { RESULT_FIELD } from "./execute.js";
 import { domainTools } from "./tools.js";
 
 /** The closed pools' entities of `domains`: owner keys (emails, names) and owner and item ids. */
@@ -58,7 +59,7 @@ export function toolworldVocabulary(
       "status",
       "error",
     ].forEach(add);
-    for (const s of d.specials) ["result", s.result].forEach(add); // a special's success response
+    for (const s of d.specials) [RESULT_FIELD, s.result].forEach(add); // its success response (`confirmed`)
   }
   DAYS.forEach(add);
   NUMBERS.forEach(add);

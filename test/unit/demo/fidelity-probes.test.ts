@@ -38,8 +38,10 @@ describe("spreadAcrossDomains", () => {
   });
 });
 
+/** The full plan's seed-1 data, shared by the suites below (built once: it is the file's slow part). */
+const data = buildDemoData(FULL_PLAN, 1);
+
 describe("fidelity probes of the demo's env-less set", () => {
-  const data = buildDemoData(FULL_PLAN, 1);
   const max = FULL_PLAN.fidelityCalls;
 
   it("cover every domain: the set lists its tasks domain by domain, so the first calls alone would not", () => {
@@ -68,7 +70,6 @@ describe("fidelity probes of the demo's env-less set", () => {
 });
 
 describe("fidelity by tool", () => {
-  const data = buildDemoData(FULL_PLAN, 1);
   /** A rehearser that answers every call as a successful move would be answered. */
   const movedOnly: ChatModel = {
     name: "moved-only",

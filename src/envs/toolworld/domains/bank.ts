@@ -1,6 +1,7 @@
 import { NAMES, NUMBERS, emailOf } from "../pools.js";
 import type { Rng } from "../rng.js";
 import { forbidOtherTargets, forbidOthers, mustCall, mustNotCall, replyContains } from "../standards.js";
+import { confirmed } from "../execute.js";
 import { objectSchema } from "../tools.js";
 import type { DomainSpec, Outcome, SpecialSpec, ToolworldState } from "../types.js";
 
@@ -34,10 +35,7 @@ const TRANSFER: SpecialSpec = {
       return { ok: false, error: `account ${fromId} has only ${String(from.detail)}` };
     from.detail = Number(from.detail) - amount;
     to.detail = Number(to.detail) + amount;
-    // The response confirms and states nothing new: a new balance would make every rehearsed
-    // transfer an arithmetic problem, which the demo's 1M-parameter rehearser solved in 3 of 21
-    // (thirteenth session), and the reply that copied it failed in the rehearsed world only.
-    return { ok: true, value: { result: TRANSFER.result } };
+    return confirmed(TRANSFER); // not the new balance: the reply states the amount sent
   },
   templates: [
     "send {amount} from account {id} to account {to}.",
