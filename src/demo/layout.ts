@@ -56,6 +56,11 @@ export interface DemoPlan {
    */
   sftCopyDrills?: number;
   /**
+   * Share of training tasks that add one rehearsing example of an owner's listing in their world, as
+   * a snapshot of the world's data answers it (`snapshotListing` in `sft-data.ts`; 0 or absent: none).
+   */
+  sftSnapshotListings?: number;
+  /**
    * How the tiny tokenizer writes entities (ids, emails, names): `whole`, one token each (the
    * vocabulary; default), or `pieces`, left to the BPE with one token per digit, so that an entity
    * no training text names is made of trained tokens. Measured on seeds 4/6/7 (RESULTS.md, issue
@@ -107,8 +112,9 @@ export const FULL_PLAN: DemoPlan = {
   worldsPerDomain: 4,
   // 152 tasks per set: a 95% CI half-width of at most 8 points (1.96·√(.25/152) = 7.95).
   evalTasks: 152,
-  // 3 epochs of ~9,400 examples (3,000 acting and ~400 copy drills, 6,000 short rehearsing: half of
-  // them learn the tenant from other tasks' logs), ~1,770 optimizer steps (v10 without drills: 1,690). Measured on seed 0 (issue 11): at 2 epochs
+  // 3 epochs of ~10,150 examples (3,000 acting and ~400 copy drills, 6,000 short rehearsing: half of
+  // them learn the tenant from other tasks' logs; ~750 snapshot listings), ~1,770 optimizer steps
+  // before the listings (v10 without drills: 1,690). Measured on seed 0 (issue 11): at 2 epochs
   // first-call copy was 89.5% and env-less success 36.8%; at 3, 98.7% and 43.4%.
   sft: { epochs: 3, batchSize: 16, lr: 3e-3, warmupSteps: 20 },
   // Every RL arm gets the same budget: 20 steps × 6 tasks × 8 samples = 960 episodes (~1.5–2 min an
@@ -148,6 +154,11 @@ export const FULL_PLAN: DemoPlan = {
   // the looked-up or the most frequent day in 43–58% of their write calls (seeds 0–2: 79–89%).
   // Two drills per such example (~190 of 3,000 acting examples) add ~4% to the SFT steps.
   sftCopyDrills: 2,
+  // Listings from a data snapshot (v13, issue 11's rehearsed-world gap): under v12 no evaluated
+  // listing was rehearsed right (0 of 29 unseen list calls), as the logs list an owner ~once. A
+  // quarter of the tasks add one listing each (~750 short examples; each of the 36 owners' listings
+  // ~20 times an epoch).
+  sftSnapshotListings: 0.25,
   // Imagined attempts at temperature 0.5: at 1 a third of them named wrong ids or facts, and the
   // committed actor copied from them; on 3 seeds × {sft, envace} the loss against the none row
   // shrank in every case (e.g. `envace` seed 0: −7.8 → −1.3), RESULTS.md (issue 11).
@@ -177,6 +188,7 @@ export const QUICK_PLAN: DemoPlan = {
   sftAliasShare: 0.25,
   sftPseudonymize: { mode: "balanced", uses: 8 },
   sftCopyDrills: 2,
+  sftSnapshotListings: 0.25,
   testtimeTemperature: 0.5,
   curveTasks: 4,
   fidelityCalls: 16,

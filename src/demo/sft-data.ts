@@ -2,6 +2,7 @@ import { canonicalJson } from "../core/canonical-json.js";
 import type { Example, Task } from "../core/task.js";
 import {
   createToolworldEnv,
+  domainSpec,
   pastAgentRun,
   toolworldResultValue,
   type GoldRun,
@@ -52,6 +53,8 @@ export function demoSftExamples(
     coverEntities?: { forbidden: ReadonlySet<string> } & Partial<Pseudonyms>;
     /** Extra acting examples drilling a detail copied past a lookup (`copy-drills.ts`; default none). */
     copyDrills?: Parameters<typeof copyDrills>[1];
+    /** Share of tasks that add one listing of their world from a data snapshot (`snapshotListing`; default 0). */
+    snapshotListings?: number;
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
@@ -105,10 +108,19 @@ export function demoSftExamples(
     // calls left out): the answer is in no prompt, so the rehearser learns the world itself, which
     // is what it needs for calls outside a task's recorded map (issue 11's unseen-call fidelity).
     if (lentPerTask > 0) {
-      const lent = { ...task, examples: lentExamples(task, run, byWorld, rand) };
+      const lent = { ...task, examples: lentExamples(task, runCalls(run), byWorld, rand) };
       const memory = goldRunSftExamples(lent, run, { roles: ["rehearse"], variant: "compact" }).rehearse;
       if (probe) memory.push(probeExample(lent, probe));
       rehearse.push(...pickRehearsals(memory, lentPerTask, rand));
+    }
+  }
+  // Their own stream: snapshot listings leave every logged example as it was.
+  if (opts.snapshotListings) {
+    const snapRand = mulberry32(seed ^ 0x5a95);
+    for (const task of tasks) {
+      if (snapRand() >= opts.snapshotListings) continue;
+      const ex = snapshotListing(task, byWorld, snapRand);
+      if (ex) rehearse.push(ex);
     }
   }
   // Their own stream, after every other draw: drills leave the rest of the data as it was.
@@ -116,9 +128,50 @@ export function demoSftExamples(
   return { act, rehearse, flawedTraces };
 }
 
-/** Logged calls of up to `LENT_TASKS` random other tasks on `task`'s world, minus the run's own calls. */
-function lentExamples(task: Task, run: GoldRun, byWorld: Map<string, Task[]>, rand: () => number): Example[] {
-  const own = new Set(run.turns.flatMap((t) => t.calls.map((c) => callKey(c.call))));
+/**
+ * One owner's listing in `task`'s world, as a data snapshot of the world's initial state answers it,
+ * with other tasks' logs of the world as the evidence (the identical call left out, as at
+ * evaluation). The logs rarely list an owner (a past agent that stops early never lists; measured:
+ * an evaluated list call was answered ~once in 6,000 logged rehearsals, against ~32 times for a
+ * `get_*` call), so a rehearser learned no listing and copied another owner's; a team with a
+ * snapshot of its database (issue 11's source of ground-truth responses) can write every one.
+ */
+export function snapshotListing(
+  task: Task,
+  byWorld: Map<string, Task[]>,
+  rand: () => number,
+): SftExample | undefined {
+  if (task.env?.kind !== "toolworld") return undefined;
+  const d = domainSpec(task.domain);
+  const env = createToolworldEnv(task);
+  const owners = Object.keys(env.snapshot().owners).sort();
+  if (owners.length === 0) return undefined;
+  const owner = owners[Math.floor(rand() * owners.length)]!;
+  const call = { id: "snapshot", name: d.item.listTool, arguments: { [d.owner.idKey]: owner } };
+  const key = callKey(call);
+  const evidence = lentExamples(task, new Set([key]), byWorld, rand);
+  return rehearsingExample({
+    task: { ...task, examples: evidence },
+    history: [],
+    rawActMessage: renderAssistantText("", [call]),
+    call,
+    result: toolworldResultValue(env.callSync(call)),
+    variant: "compact",
+  });
+}
+
+/** The calls a recorded run made (their keys): what lent evidence leaves out. */
+function runCalls(run: GoldRun): Set<string> {
+  return new Set(run.turns.flatMap((t) => t.calls.map((c) => callKey(c.call))));
+}
+
+/** Logged calls of up to `LENT_TASKS` random other tasks on `task`'s world, minus the calls in `own`. */
+function lentExamples(
+  task: Task,
+  own: ReadonlySet<string>,
+  byWorld: Map<string, Task[]>,
+  rand: () => number,
+): Example[] {
   const others = worldmates(byWorld, task);
   const seen = new Set<string>();
   const out: Example[] = [];

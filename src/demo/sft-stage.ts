@@ -10,7 +10,7 @@ import { demoSftExamples } from "./sft-data.js";
 import { DAYS } from "../envs/toolworld/index.js";
 
 /** Bump when the SFT recipe changes, so that cached checkpoints of the old recipe are not reused. */
-const SFT_RECIPE_VERSION = 12;
+const SFT_RECIPE_VERSION = 13;
 
 export interface SftStageResult {
   /** A Hugging Face model directory (weights + tokenizer) that workers start from. */
@@ -78,6 +78,7 @@ export function demoSftData(
     ...(plan.sftCopyDrills
       ? { copyDrills: { pool: DAYS, copies: plan.sftCopyDrills, forbidden: evalRequests } }
       : {}),
+    ...(plan.sftSnapshotListings ? { snapshotListings: plan.sftSnapshotListings } : {}),
   });
 }
 
