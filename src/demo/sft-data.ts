@@ -27,7 +27,8 @@ function callKey(e: Pick<Example, "name" | "arguments">): string {
 }
 
 /**
- * The SFT warm start's data (issues 5 and 11), from recorded traces only: the logs of a past agent
+ * The SFT warm start's data (issues 5 and 11), from recorded traces (and, with `snapshotListings`,
+ * listings from a snapshot of the worlds' data): the logs of a past agent
  * (`pastAgentRun`: correct in most traces, with realistic, checkable mistakes in the others, and
  * real responses to every call it made, mistakes included). Nobody can verify the logs without an
  * environment, so SFT trains on them as they are: acting turns of the logged runs, and rehearsing
