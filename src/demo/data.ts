@@ -1,4 +1,3 @@
-import { canonicalJson } from "../core/canonical-json.js";
 import type { Example, Task } from "../core/task.js";
 import {
   generateTasks,
@@ -8,6 +7,7 @@ import {
 } from "../envs/toolworld/index.js";
 import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
 import { toolIndex } from "./policy-view.js";
+import { callKey } from "./worlds.js";
 import { stratifiedPick } from "./stratify.js";
 import {
   ENV_DOMAIN,
@@ -147,10 +147,6 @@ export function borrowExamples(tasks: readonly Task[], pool: readonly Task[]): T
     }
     return { ...task, examples };
   });
-}
-
-function callKey(e: Pick<Example, "name" | "arguments">): string {
-  return `${e.name} ${canonicalJson(e.arguments)}`;
 }
 
 /**

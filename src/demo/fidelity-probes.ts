@@ -1,4 +1,3 @@
-import { canonicalJson } from "../core/canonical-json.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
 import type { Message, ToolCall } from "../core/messages.js";
 import type { ChatModel } from "../core/model.js";
@@ -10,6 +9,7 @@ import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
 import { parseExecutionResult } from "../rollout/execution-result.js";
 import type { EpisodeResult } from "../rollout/types.js";
 import { EVAL_DECODING } from "./evaluate.js";
+import { callKey } from "./worlds.js";
 
 /** One call to rehearse: the conversation before it, the call, and the response the environment gave. */
 export interface RehearsalProbe {
@@ -30,8 +30,8 @@ export interface FidelityOptions {
 
 /** Whether the probe's exact call (name and arguments) is among the examples its prompt shows. */
 export function answerInPrompt(p: RehearsalProbe): boolean {
-  const key = canonicalJson({ n: p.call.name, a: p.call.arguments });
-  return p.task.examples.some((e) => canonicalJson({ n: e.name, a: e.arguments }) === key);
+  const key = callKey(p.call);
+  return p.task.examples.some((e) => callKey(e) === key);
 }
 
 /**

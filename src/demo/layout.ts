@@ -113,8 +113,8 @@ export const FULL_PLAN: DemoPlan = {
   // 152 tasks per set: a 95% CI half-width of at most 8 points (1.96·√(.25/152) = 7.95).
   evalTasks: 152,
   // 3 epochs of ~10,150 examples (3,000 acting and ~400 copy drills, 6,000 short rehearsing: half of
-  // them learn the tenant from other tasks' logs; ~750 snapshot listings), ~1,770 optimizer steps
-  // before the listings (v10 without drills: 1,690). Measured on seed 0 (issue 11): at 2 epochs
+  // them learn the tenant from other tasks' logs; ~750 snapshot listings), ~1,905 optimizer steps
+  // (v12 without the listings: 1,767; v10 without drills: 1,690). Measured on seed 0 (issue 11): at 2 epochs
   // first-call copy was 89.5% and env-less success 36.8%; at 3, 98.7% and 43.4%.
   sft: { epochs: 3, batchSize: 16, lr: 3e-3, warmupSteps: 20 },
   // Every RL arm gets the same budget: 20 steps × 6 tasks × 8 samples = 960 episodes (~1.5–2 min an

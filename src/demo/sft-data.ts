@@ -1,4 +1,3 @@
-import { canonicalJson } from "../core/canonical-json.js";
 import type { Example, Task } from "../core/task.js";
 import {
   createToolworldEnv,
@@ -16,15 +15,11 @@ import { withToolIndex } from "./policy-view.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { withLoggedNote } from "./rehearsal-notes.js";
 import { LENT_TASKS } from "./data.js";
-import { tasksByWorld, worldmates } from "./worlds.js";
+import { callKey, tasksByWorld, worldmates } from "./worlds.js";
 import { aliasMap, renameNames } from "./tool-aliases.js";
 import { entityCoverage } from "./entity-coverage.js";
 import { copyDrills } from "./copy-drills.js";
 import type { Pseudonyms } from "./layout.js";
-
-function callKey(e: Pick<Example, "name" | "arguments">): string {
-  return `${e.name} ${canonicalJson(e.arguments)}`;
-}
 
 /**
  * The SFT warm start's data (issues 5 and 11), from recorded traces (and, with `snapshotListings`,

@@ -1,4 +1,13 @@
-import type { Task } from "../core/task.js";
+import { canonicalJson } from "../core/canonical-json.js";
+import type { Example, Task } from "../core/task.js";
+
+/**
+ * A call's identity (name and canonical arguments): evidence lent from other tasks' logs never
+ * holds a call identical to the one rehearsed, at evaluation as in SFT.
+ */
+export function callKey(e: Pick<Example, "name" | "arguments">): string {
+  return `${e.name} ${canonicalJson(e.arguments)}`;
+}
 
 /** A toolworld task's world (domain and world seed): the tasks whose logs describe the same data. */
 export function worldKey(t: Task): string | undefined {

@@ -7,11 +7,6 @@ import { tasksByWorld, worldKey } from "../../../src/demo/worlds.js";
 import { createToolworldEnv, domainSpec } from "../../../src/envs/toolworld/index.js";
 import { mulberry32 } from "../../../src/train/task-sampler.js";
 
-/** The compact rehearsal prompt's lines: tenant, evidence `name {args} -> result`, then `name {args} ->`. */
-function promptLines(content: string): string[] {
-  return content.split("\n");
-}
-
 describe("snapshot listings (SFT recipe v13)", () => {
   const data = buildDemoData(QUICK_PLAN, 2);
   const tasks = Object.values(data.train).flat();
@@ -23,7 +18,8 @@ describe("snapshot listings (SFT recipe v13)", () => {
     for (const task of tasks) {
       const ex = snapshotListing(task, byWorld, rand);
       expect(ex).toBeDefined();
-      const lines = promptLines(ex!.messages[1]!.content);
+      // The compact prompt: tenant, evidence `name {args} -> result`, then `name {args} ->`.
+      const lines = ex!.messages[1]!.content.split("\n");
       const d = domainSpec(task.domain);
       const call = lines.at(-1)!;
       expect(lines[0]).toMatch(/^tenant: w\d+$/);
@@ -66,7 +62,7 @@ describe("snapshot listings (SFT recipe v13)", () => {
     const sd = Math.sqrt(tasks.length * share * (1 - share));
     expect(Math.abs(added - tasks.length * share)).toBeLessThan(4 * sd);
     for (const ex of withSnap.rehearse.slice(without.rehearse.length)) {
-      expect(promptLines(ex.messages[1]!.content).at(-1)).toMatch(/^list_\w+ \{.*\} ->$/);
+      expect(ex.messages[1]!.content.split("\n").at(-1)).toMatch(/^list_\w+ \{.*\} ->$/);
     }
   });
 });
