@@ -102,6 +102,29 @@ function heldoutTasks(plan: DemoPlan, seed: number, domain: string, count: numbe
   return generateTasks({ domain, seed: seed * 101 + 50 + salt, count, split: "heldout", worlds });
 }
 
+/**
+ * Held-back logs' tasks (the SFT copy check, `copy-check.ts`): tasks of the env-less domains on the
+ * run's worlds whose requests no training task and no evaluation set holds: a slice of logs a team
+ * keeps out of SFT to check it, never an evaluated task.
+ */
+export function heldBackTasks(
+  plan: DemoPlan,
+  seed: number,
+  data: Pick<DemoData, "train" | "evalRequests">,
+): Task[] {
+  const seen = new Set([
+    ...data.evalRequests,
+    ...Object.values(data.train).flatMap((ts) => ts.flatMap((t) => t.user_turns)),
+  ]);
+  const count = Math.min(HELD_BACK_TASKS, plan.trainTasksPerDomain);
+  return ENVLESS_DOMAINS.flatMap((domain, i) =>
+    heldoutTasks(plan, seed, domain, count, 20 + i).filter((t) => !t.user_turns.some((u) => seen.has(u))),
+  );
+}
+
+/** Held-back tasks drawn per env-less domain (at most the training tasks'; before evaluation requests are removed). */
+export const HELD_BACK_TASKS = 150;
+
 /** Every domain's tasks share a small pool of worlds (its database), train and held-out alike. */
 function runWorlds(plan: DemoPlan, seed: number): { seed: number; count: number } {
   return { seed: seed * 101 + 77, count: plan.worldsPerDomain };

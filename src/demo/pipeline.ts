@@ -12,6 +12,7 @@ import { FULL_PLAN, QUICK_PLAN, type DemoPlan } from "./layout.js";
 import { armOutDir, trainArm } from "./run-arm.js";
 import { sftCheckpoint, type SftProgress } from "./sft-stage.js";
 import { testTimeRows } from "./testtime-rows.js";
+import type { CopyCheckScore } from "./copy-check.js";
 
 export interface DemoOptions {
   quick: boolean;
@@ -88,6 +89,8 @@ export async function runDemo(
     unseen: number;
     envless: number;
     flawed: number;
+    check: CopyCheckScore;
+    attempts: number;
   }[] = [];
   const testtimeBySeed: TestTimeRow[][] = [];
   const notes: string[] = [];
@@ -133,6 +136,8 @@ export async function runDemo(
             unseen: evaluation.fidelityUnseen.exact,
             envless: envless.reduce((a, b) => a + b, 0) / Math.max(1, envless.length),
             flawed: sft.flawedShare,
+            check: sft.check,
+            attempts: sft.attempts.length,
           };
           gates.push(gate);
           onEvent({
@@ -188,6 +193,12 @@ export async function runDemo(
       passed: gatePassed(g),
       envless_success: g.envless,
       flawed_traces: g.flawed,
+      copy_check: {
+        write: checkRate(g.check.write),
+        reply: checkRate(g.check.reply),
+        passed: g.check.passed,
+      },
+      sft_attempts: g.attempts,
     })),
   };
   const passed = gates.length > 0 && seedsPassed === gates.length;
@@ -218,6 +229,9 @@ export async function runDemo(
   await writeReport(out);
   return results;
 }
+
+/** A copy-check tally as a rate (1 when it had no probes, as `copyCheckScore` counts it). */
+const checkRate = (t: { right: number; total: number }) => (t.total > 0 ? t.right / t.total : 1);
 
 /** `n` tasks spread evenly over `tasks` (both env-less domains, not just the first). */
 function spread<T>(tasks: readonly T[], n: number): T[] {

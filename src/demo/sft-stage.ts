@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startWorker } from "../engines/worker-supervisor.js";
 import { runSft, type SftExample } from "../train/sft.js";
-import type { DemoData } from "./data.js";
+import { heldBackTasks, type DemoData } from "./data.js";
+import { copyProbes, runCopyCheck, type CopyCheckScore, type CopyProbe } from "./copy-check.js";
 import type { DemoPlan, Pseudonyms } from "./layout.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
@@ -21,13 +22,21 @@ export interface SftStageResult {
   /** Share of the past agent's logged traces (the SFT data) that contain a mistake. */
   flawedShare: number;
   lossByStep: number[];
+  /** The far-copy check of the checkpoint returned (`copy-check.ts`). */
+  check: CopyCheckScore;
+  /** Every SFT attempt made, in order; the checkpoint returned is the best-checked one. */
+  attempts: { cached: boolean; minutes: number; check: CopyCheckScore }[];
 }
 
 export interface SftProgress {
-  phase: "init" | "tokenize" | "train" | "save";
+  phase: "init" | "tokenize" | "train" | "save" | "check";
+  /** Which SFT attempt (0 first; a later one trains again from another initialisation). */
+  attempt?: number;
   step?: number;
   steps?: number;
   loss?: number;
+  /** Phase `check`: the attempt's far-copy check. */
+  check?: CopyCheckScore;
 }
 
 /**
@@ -84,8 +93,13 @@ export function demoSftData(
 
 /**
  * The SFT warm start, cached (`sftCacheKey`), so every arm of a run and every later run with the
- * same settings reuse one checkpoint. The checkpoint is written to a temporary folder and renamed when complete: a killed run never
- * leaves a half checkpoint that a later run would trust.
+ * same settings reuse one checkpoint. Checkpoints are written to a temporary folder and renamed when
+ * complete: a killed run never leaves a half checkpoint that a later run would trust.
+ *
+ * Recipe v14: each checkpoint takes the far-copy check on held-back logs (`copy-check.ts`); one that
+ * fails it is trained again on the same data from another initialisation and example order, up to
+ * `plan.sftAttempts` attempts, and the best-checked attempt is returned. Attempt 0 is v13's run
+ * exactly (same key, so its cached checkpoints are reused); attempt k is cached under `-a<k>`.
  */
 export async function sftCheckpoint(
   data: DemoData,
@@ -97,12 +111,49 @@ export async function sftCheckpoint(
   const trainTasks = Object.values(data.train).flat();
   const sft = demoSftData(data, plan, seed);
   const key = sftCacheKey(plan, seed, data, sft);
-  const dir = resolve(cacheRoot, `sft-${key}`);
   const counts = { act: sft.act.length, rehearse: sft.rehearse.length };
   const flawedShare = sft.flawedTraces / Math.max(1, trainTasks.length);
-  if (existsSync(join(dir, "config.json")))
-    return { dir, cached: true, minutes: 0, examples: counts, flawedShare, lossByStep: [] };
+  const probes = copyProbes(heldBackTasks(plan, seed, data), seed);
+  const maxAttempts = Math.max(1, plan.sftAttempts ?? 1);
+  const attempts: (SftStageResult["attempts"][number] & { dir: string; lossByStep: number[] })[] = [];
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    const dir = resolve(cacheRoot, attempt === 0 ? `sft-${key}` : `sft-${key}-a${attempt}`);
+    const progress = (p: SftProgress) => onProgress({ ...p, attempt });
+    const trained = existsSync(join(dir, "config.json"))
+      ? { cached: true, minutes: 0, lossByStep: [] }
+      : await trainSft(dir, data, plan, [...sft.act, ...sft.rehearse], attemptSeed(seed, attempt), progress);
+    const check = await copyCheck(dir, probes, plan.concurrency);
+    progress({ phase: "check", check });
+    attempts.push({ ...trained, dir, check });
+    if (check.passed) break;
+  }
+  const best = attempts.reduce((a, b) => (b.check.score > a.check.score ? b : a));
+  return {
+    dir: best.dir,
+    cached: attempts.every((a) => a.cached),
+    minutes: attempts.reduce((m, a) => m + a.minutes, 0),
+    examples: counts,
+    flawedShare,
+    lossByStep: best.lossByStep,
+    check: best.check,
+    attempts: attempts.map(({ cached, minutes, check }) => ({ cached, minutes, check })),
+  };
+}
 
+/** Attempt 0 keeps the run's seed (v13's checkpoint); later ones draw another init and order. */
+export function attemptSeed(seed: number, attempt: number): number {
+  return attempt === 0 ? seed : seed + 7919 * attempt;
+}
+
+/** One SFT run from a fresh tiny model into `dir`. */
+async function trainSft(
+  dir: string,
+  data: DemoData,
+  plan: DemoPlan,
+  examples: SftExample[],
+  seed: number,
+  onProgress: (p: SftProgress) => void,
+): Promise<{ cached: false; minutes: number; lossByStep: number[] }> {
   const t0 = Date.now();
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
@@ -122,7 +173,6 @@ export async function sftCheckpoint(
   });
   try {
     // Acting and rehearsing examples interleaved, in a seeded order.
-    const examples = [...sft.act, ...sft.rehearse];
     const rand = mulberry32(seed ^ 0x5f7);
     for (let i = examples.length - 1; i > 0; i--) {
       const j = Math.floor(rand() * (i + 1));
@@ -144,14 +194,34 @@ export async function sftCheckpoint(
     rmSync(dir, { recursive: true, force: true });
     renameSync(join(tmp, "model"), dir);
     rmSync(tmp, { recursive: true, force: true });
-    return {
-      dir,
-      cached: false,
-      minutes: (Date.now() - t0) / 60000,
-      examples: counts,
-      flawedShare,
-      lossByStep: res.lossByStep,
-    };
+    return { cached: false, minutes: (Date.now() - t0) / 60000, lossByStep: res.lossByStep };
+  } finally {
+    await worker.stop();
+  }
+}
+
+const CHECK_FILE = "copy-check.json";
+
+/**
+ * The far-copy check of the checkpoint in `dir`, kept beside it: a cached checkpoint is checked once
+ * per set of probes (their digest), not at every run.
+ */
+async function copyCheck(
+  dir: string,
+  probes: readonly CopyProbe[],
+  concurrency: number,
+): Promise<CopyCheckScore> {
+  const digest = createHash("sha256").update(JSON.stringify(probes)).digest("hex").slice(0, 16);
+  const file = join(dir, CHECK_FILE);
+  if (existsSync(file)) {
+    const kept = JSON.parse(readFileSync(file, "utf8")) as { probes?: string; score?: CopyCheckScore };
+    if (kept.probes === digest && kept.score) return kept.score;
+  }
+  const worker = await startWorker({ model: dir, port: 0 });
+  try {
+    const score = await runCopyCheck(worker.client.chatModel(), probes, concurrency);
+    writeFileSync(file, JSON.stringify({ probes: digest, score }, null, 2) + "\n");
+    return score;
   } finally {
     await worker.stop();
   }

@@ -98,6 +98,8 @@ export function resultsMarkdown(r: DemoResults): string {
           ? `; fidelity on unseen calls ${(100 * g.fidelity_unseen).toFixed(1)}%.`
           : ".")
       : "";
+  const single = g.per_seed?.length === 1 ? g.per_seed[0] : undefined;
+  const checkLine = single?.copy_check ? ` Far-copy check on held-back logs: ${copyCheckCell(single)}.` : "";
   const out = [
     `# envace demo results`,
     "",
@@ -107,7 +109,7 @@ export function resultsMarkdown(r: DemoResults): string {
       (r.sft_gate.write_call_copy !== undefined
         ? ` write-call copy ${(100 * r.sft_gate.write_call_copy).toFixed(1)}%,`
         : "") +
-      ` fidelity ${(100 * r.sft_gate.fidelity).toFixed(1)}% (answers in prompt).${gateSeeds}`,
+      ` fidelity ${(100 * r.sft_gate.fidelity).toFixed(1)}% (answers in prompt).${gateSeeds}${checkLine}`,
     "",
     ...lines,
     "",
@@ -122,15 +124,15 @@ export function resultsMarkdown(r: DemoResults): string {
       "",
       "## SFT gate per seed",
       "",
-      "| seed | first-call copy | write-call copy | fidelity (unseen calls) | fidelity (answers in prompt) | SFT success, env-less | flawed log traces | gate |",
-      "|---|---|---|---|---|---|---|---|",
+      "| seed | first-call copy | write-call copy | fidelity (unseen calls) | fidelity (answers in prompt) | SFT success, env-less | flawed log traces | copy check (write / reply), SFT runs | gate |",
+      "|---|---|---|---|---|---|---|---|---|",
     );
     const p1 = (x: number | undefined) => (x === undefined ? "–" : (100 * x).toFixed(1));
     for (const s of g.per_seed) {
       out.push(
         `| ${s.seed} | ${p1(s.first_call_copy)} | ${p1(s.write_call_copy)} | ${p1(s.fidelity_unseen)} | ${p1(s.fidelity)} | ${p1(
           s.envless_success,
-        )} | ${p1(s.flawed_traces)} | ${s.passed ? "passed" : "NOT met"} |`,
+        )} | ${p1(s.flawed_traces)} | ${copyCheckCell(s)} | ${s.passed ? "passed" : "NOT met"} |`,
       );
     }
   }
@@ -154,4 +156,18 @@ export function resultsMarkdown(r: DemoResults): string {
   }
   for (const n of r.notes ?? []) out.push("", `> ${n}`);
   return out.join("\n") + "\n";
+}
+
+/** A seed's far-copy check: write / reply copy rates, its verdict, and the SFT runs it took. */
+function copyCheckCell(s: {
+  copy_check?: { write: number; reply: number; passed: boolean };
+  sft_attempts?: number;
+}): string {
+  if (!s.copy_check) return "–";
+  const c = s.copy_check;
+  const runs = s.sft_attempts ?? 1;
+  return (
+    `${(100 * c.write).toFixed(0)} / ${(100 * c.reply).toFixed(0)} ${c.passed ? "passed" : "NOT met"}, ` +
+    `${runs} SFT run${runs === 1 ? "" : "s"}`
+  );
 }

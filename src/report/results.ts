@@ -117,6 +117,10 @@ export const DemoResultsZ = z.object({
           envless_success: z.number().optional(),
           /** Share of the SFT logs (past-agent traces) with a mistake. */
           flawed_traces: z.number().optional(),
+          /** The kept checkpoint's far-copy check on held-back logs (recipe v14): rates and verdict. */
+          copy_check: z.object({ write: z.number(), reply: z.number(), passed: z.boolean() }).optional(),
+          /** SFT runs made for this seed (a run failing the copy check is made again). */
+          sft_attempts: z.number().optional(),
         }),
       )
       .optional(),

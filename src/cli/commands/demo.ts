@@ -57,7 +57,9 @@ export function register(program: Command): void {
     .option("--no-testtime", "skip the test-time rehearsal rows")
     .option(
       "--sft-only",
-      "only SFT and its gate on each seed (with --seeds N: how many of N seeds pass; no RL arms)",
+      "only SFT and its gate on each seed (with --seeds N: how many of N seeds pass; no RL arms). " +
+        "An SFT run whose far-copy check on held-back logs fails (write calls or replies that do not " +
+        "copy the request's day, amount or target) is trained again, up to 3 runs a seed",
     )
     .option("--json", "print one results object on stdout (progress stays on stderr)")
     .action(async (flags: DemoFlags) => {
@@ -134,7 +136,19 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
           bar?.stop();
           bar = undefined;
           log(e.cached ? `[seed ${e.seed}] SFT checkpoint reused from cache` : `[seed ${e.seed}] SFT done`);
-        } else log(`[seed ${e.seed}] sft: ${e.progress.phase}`);
+        } else if (e.progress.phase === "check" && e.progress.check) {
+          const c = e.progress.check;
+          bar?.stop();
+          bar = undefined;
+          const pct = (t: { right: number; total: number }) => `${t.right}/${t.total}`;
+          log(
+            `[seed ${e.seed}] SFT run ${(e.progress.attempt ?? 0) + 1}: far-copy check on held-back logs ` +
+              `write ${pct(c.write)}, reply ${pct(c.reply)} — ${c.passed ? "passed" : "NOT met"}`,
+          );
+        } else
+          log(
+            `[seed ${e.seed}] sft: ${e.progress.phase}${e.progress.attempt ? ` (run ${e.progress.attempt + 1})` : ""}`,
+          );
         break;
       case "gate":
         log(

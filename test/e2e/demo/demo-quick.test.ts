@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { QUICK_PLAN } from "../../../src/demo/layout.js";
+import { COPY_CHECK_MIN } from "../../../src/demo/copy-check.js";
 import { GATE } from "../../../src/demo/pipeline.js";
 import { DemoResultsZ, type DemoResults } from "../../../src/report/results.js";
 import { launchChromium } from "../../helpers/chromium.js";
@@ -87,6 +88,11 @@ describe("envace demo --quick --json", () => {
     expect(gate.seeds_passed).toBe(passed ? 1 : 0);
     expect(gate.passed).toBe(passed);
     expect(gate.per_seed![0]!.flawed_traces).toBeGreaterThan(0.3);
+    // the far-copy check of the kept SFT run, on held-back logs (the quick plan makes one run)
+    const check = gate.per_seed![0]!.copy_check!;
+    for (const rate of [check.write, check.reply]) expect(rate >= 0 && rate <= 1).toBe(true);
+    expect(check.passed).toBe(check.write >= COPY_CHECK_MIN.write && check.reply >= COPY_CHECK_MIN.reply);
+    expect(gate.per_seed![0]!.sft_attempts).toBe(1);
     expect(results.notes!.some((n) => n.includes("SFT gate NOT met"))).toBe(!gate.passed);
   });
 

@@ -101,8 +101,8 @@ describe("report", () => {
     });
     expect(md).toContain("Passed on 1 of 2 seed(s)");
     expect(md).toContain("write-call copy 65.0%");
-    expect(md).toContain("| 0 | 97.0 | 80.0 | 70.0 | 90.0 | 55.0 | 45.0 | passed |");
-    expect(md).toContain("| 1 | 97.0 | 50.0 | 40.0 | 90.0 | 55.0 | 45.0 | NOT met |");
+    expect(md).toContain("| 0 | 97.0 | 80.0 | 70.0 | 90.0 | 55.0 | 45.0 | – | passed |");
+    expect(md).toContain("| 1 | 97.0 | 50.0 | 40.0 | 90.0 | 55.0 | 45.0 | – | NOT met |");
     // a results file from before recipe v11 has no write-call copy: a dash, not a made-up figure
     const { write_call_copy: _, ...older } = seed(2, true);
     const oldMd = resultsMarkdown({
@@ -112,6 +112,34 @@ describe("report", () => {
     expect(oldMd).toContain("| 2 | 97.0 | – | 70.0 |");
     expect(oldMd).not.toContain("write-call copy 0");
     expect(resultsMarkdown(results)).not.toContain("SFT gate per seed");
+  });
+
+  it("shows each seed's far-copy check and the SFT runs it took (recipe v14)", () => {
+    const { results } = makeDemoRunDir();
+    const seed = (
+      n: number,
+      copy_check: { write: number; reply: number; passed: boolean },
+      sft_attempts: number,
+    ) => ({
+      seed: n,
+      first_call_copy: 1,
+      write_call_copy: 0.9,
+      fidelity: 0.9,
+      fidelity_unseen: 0.8,
+      passed: true,
+      copy_check,
+      sft_attempts,
+    });
+    const good = seed(0, { write: 0.98, reply: 0.8, passed: true }, 1);
+    const retried = seed(1, { write: 0.5, reply: 0.9, passed: false }, 3);
+    const md = resultsMarkdown({
+      ...results,
+      sft_gate: { ...results.sft_gate, seeds_passed: 2, per_seed: [good, retried] },
+    });
+    expect(md).toContain("| 98 / 80 passed, 1 SFT run | passed |");
+    expect(md).toContain("| 50 / 90 NOT met, 3 SFT runs | passed |");
+    const one = resultsMarkdown({ ...results, sft_gate: { ...results.sft_gate, per_seed: [retried] } });
+    expect(one).toContain("Far-copy check on held-back logs: 50 / 90 NOT met, 3 SFT runs.");
   });
 
   it("tables env-less success per seed when there are several, and not for one", () => {

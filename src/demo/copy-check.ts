@@ -1,0 +1,151 @@
+import type { Message } from "../core/messages.js";
+import type { ChatModel } from "../core/model.js";
+import type { Task } from "../core/task.js";
+import { parseAssistantText } from "../core/tool-call-text.js";
+import { domainSpec, pastAgentRun, writeToolNames, type PastAgentHabits } from "../envs/toolworld/index.js";
+import { boundedChatModel } from "../rollout/bounded-model.js";
+import { mulberry32 } from "../train/task-sampler.js";
+import { EVAL_DECODING } from "./evaluate.js";
+import { withToolIndex } from "./policy-view.js";
+
+/**
+ * The far-copy check of an SFT checkpoint (recipe v14, issue 11's gate), on held-back logs: logs of
+ * requests no SFT example contains, teacher-forced up to one turn, as a team would check a model on
+ * a slice of logs it kept out of training. No environment is involved.
+ *
+ * A write call must copy a value (a day, an amount, a target account) from the request past a
+ * lookup whose response names another value of the kind, and the reply after the write must state
+ * it again. The tiny model learns that far copy on most SFT runs and not on others: across recipes
+ * v11–v13 about one run in four wrote a constant or the looked-up value (write-call copy 51–70% on
+ * the gate) or stated the looked-up day in the reply, on a different seed each time and with the
+ * same seed passing under a small data change. The check lets the SFT stage see that failure
+ * without the evaluation tasks and train again.
+ */
+export interface CopyProbe {
+  kind: "write" | "reply";
+  task: string;
+  /** The logged conversation up to the probed turn, as the act prompt of SFT shows it. */
+  messages: Message[];
+  /** `write`: the tool the log calls. */
+  tool?: string;
+  /** The far-copied values (argument → value as written) the turn must state. */
+  values: Record<string, string>;
+}
+
+export interface CopyCheckScore {
+  write: { right: number; total: number };
+  reply: { right: number; total: number };
+  /** The lower of the two rates' margins over their thresholds (a kind without probes: rate 1). */
+  score: number;
+  passed: boolean;
+}
+
+/**
+ * The rates a checkpoint must reach. Set from v13's checkpoints of seeds 0–4 (write 100 / 100 / 86 /
+ * 6 / 37, reply 78 / 63 / 78 / 84 / 89): the write failures are the gate's seed 3 and seed 4's
+ * transfers to the source account; the reply failure is seed 1's looked-up day after a move.
+ */
+export const COPY_CHECK_MIN = { write: 0.85, reply: 0.75 };
+
+/** The words of a text (names, ids, numbers), as values are looked for in it. */
+const words = (s: string): string[] => s.match(/[A-Za-z0-9_]+/g) ?? [];
+
+/**
+ * The probes of held-back tasks' logs: every logged write call with an argument stated in an earlier
+ * user turn and in no earlier call or response, after at least one response (a far copy), and the
+ * logged reply that follows it when the reply states such a value.
+ */
+export function copyProbes(tasks: readonly Task[], seed: number, habits?: PastAgentHabits): CopyProbe[] {
+  const rand = mulberry32(seed ^ 0xc0b1);
+  const probes: CopyProbe[] = [];
+  for (const task of tasks) {
+    const run = pastAgentRun(task, rand, habits);
+    const writes = new Set(writeToolNames(domainSpec(task.domain)));
+    const messages = withToolIndex(run.messages, task.tools);
+    const said = new Set<string>();
+    const near = new Set<string>();
+    let responded = false;
+    let lastFar: Record<string, string> | undefined;
+    messages.forEach((m, i) => {
+      if (m.role === "user") {
+        words(m.content).forEach((w) => said.add(w));
+        responded = false;
+      }
+      if (m.role === "assistant" && !m.toolCalls?.length && lastFar) {
+        const stated = new Set(words(m.content));
+        const values = Object.fromEntries(Object.entries(lastFar).filter(([, v]) => stated.has(v)));
+        if (Object.keys(values).length > 0)
+          probes.push({ kind: "reply", task: task.id, messages: messages.slice(0, i), values });
+        lastFar = undefined;
+      }
+      for (const call of m.toolCalls ?? []) {
+        const far = Object.fromEntries(
+          Object.entries(call.arguments)
+            .map(([k, v]) => [k, String(v)] as const)
+            .filter(([, v]) => said.has(v) && !near.has(v)),
+        );
+        if (writes.has(call.name) && responded && Object.keys(far).length > 0) {
+          probes.push({
+            kind: "write",
+            task: task.id,
+            messages: messages.slice(0, i),
+            tool: call.name,
+            values: far,
+          });
+          lastFar = far;
+        }
+      }
+      for (const call of m.toolCalls ?? []) Object.values(call.arguments).forEach((v) => near.add(String(v)));
+      if (m.role === "tool") {
+        words(m.content).forEach((w) => near.add(w));
+        responded = true;
+      }
+    });
+  }
+  return probes;
+}
+
+/** Whether the model's turn (its raw text) states the probe's values as the log did. */
+export function probeRight(probe: CopyProbe, text: string): boolean {
+  const parsed = parseAssistantText(text);
+  if (probe.kind === "write") {
+    const call = parsed.toolCalls.find((c) => c.name === probe.tool);
+    return !!call && Object.entries(probe.values).every(([k, v]) => String(call.arguments[k]) === v);
+  }
+  if (parsed.toolCalls.length > 0) return false;
+  const stated = new Set(words(parsed.content));
+  return Object.values(probe.values).every((v) => stated.has(v));
+}
+
+/** Scores `model` (greedy, the evaluation's decoding) on the probes. */
+export async function runCopyCheck(
+  model: ChatModel,
+  probes: readonly CopyProbe[],
+  concurrency: number,
+): Promise<CopyCheckScore> {
+  const bounded = boundedChatModel(model, concurrency);
+  const right = await Promise.all(
+    probes.map(async (p) => {
+      const out = await bounded.chat({
+        messages: p.messages,
+        temperature: 0,
+        maxTokens: EVAL_DECODING.maxTokens,
+      });
+      return probeRight(p, out.samples[0]?.text ?? "");
+    }),
+  );
+  const tally = (kind: CopyProbe["kind"]) => ({
+    right: right.filter((r, i) => r && probes[i]!.kind === kind).length,
+    total: probes.filter((p) => p.kind === kind).length,
+  });
+  return copyCheckScore(tally("write"), tally("reply"));
+}
+
+export function copyCheckScore(
+  write: CopyCheckScore["write"],
+  reply: CopyCheckScore["reply"],
+): CopyCheckScore {
+  const rate = (t: { right: number; total: number }) => (t.total > 0 ? t.right / t.total : 1);
+  const score = Math.min(rate(write) - COPY_CHECK_MIN.write, rate(reply) - COPY_CHECK_MIN.reply);
+  return { write, reply, score, passed: score >= 0 };
+}
