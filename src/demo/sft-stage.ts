@@ -10,7 +10,11 @@ import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
 import { DAYS } from "../envs/toolworld/index.js";
 
-/** Bump when the SFT recipe changes, so that cached checkpoints of the old recipe are not reused. */
+/**
+ * Bump when the SFT recipe changes, so that cached checkpoints of the old recipe are not reused.
+ * Recipe v14 (the copy check and attempts) trains its first attempt exactly as v13 did, so the key
+ * of attempt 0 stays v13's and its cached checkpoints are reused.
+ */
 const SFT_RECIPE_VERSION = 13;
 
 export interface SftStageResult {
