@@ -217,10 +217,8 @@ async function copyCheck(
 ): Promise<CopyCheckScore> {
   const digest = createHash("sha256").update(JSON.stringify(probes)).digest("hex").slice(0, 16);
   const file = join(dir, CHECK_FILE);
-  if (existsSync(file)) {
-    const kept = JSON.parse(readFileSync(file, "utf8")) as { probes?: string; score?: CopyCheckScore };
-    if (kept.probes === digest && kept.score) return kept.score;
-  }
+  const kept = readKeptCheck(file);
+  if (kept?.probes === digest && kept.score) return kept.score;
   const worker = await startWorker({ model: dir, port: 0 });
   try {
     const score = await runCopyCheck(worker.client.chatModel(), probes, concurrency);
@@ -228,5 +226,15 @@ async function copyCheck(
     return score;
   } finally {
     await worker.stop();
+  }
+}
+
+/** A kept check, or undefined when there is none or it cannot be read (it is then made again). */
+function readKeptCheck(file: string): { probes?: string; score?: CopyCheckScore } | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as { probes?: string; score?: CopyCheckScore };
+  } catch {
+    return undefined;
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -32,9 +32,14 @@ describe("demo SFT stage with attempts (real worker, tiny model)", () => {
     expect(events.filter((e) => e.phase === "check").map((e) => e.attempt)).toEqual([0, 1]);
     expect(events.some((e) => e.phase === "train" && e.attempt === 1)).toBe(true);
 
+    // A kept check that cannot be read is made again, not trusted and not fatal.
+    writeFileSync(join(cache, key, "copy-check.json"), "{not json");
     const again = await sftCheckpoint(data, plan, 3, cache);
     expect(again.cached).toBe(true);
     expect(again.dir).toBe(first.dir);
     expect(again.attempts.map((a) => a.check)).toEqual(first.attempts.map((a) => a.check));
+    expect(JSON.parse(readFileSync(join(cache, key, "copy-check.json"), "utf8")).score).toEqual(
+      first.attempts[0]!.check,
+    );
   }, 900_000);
 });
