@@ -18,7 +18,18 @@ import { renameNames } from "./tool-aliases.js";
  */
 export function copyDrills(
   act: readonly SftExample[],
-  opts: { pool: readonly string[]; copies: number; forbidden: ReadonlySet<string> },
+  opts: {
+    pool: readonly string[];
+    copies: number;
+    forbidden: ReadonlySet<string>;
+    /**
+     * Earlier calls' arguments distract as responses do (default false: responses only). For ids:
+     * a transfer's target is copied from the request past the lookup call on its source account.
+     */
+    distractCalls?: boolean;
+    /** Only calls of this tool are drilled (default: any). */
+    tool?: string;
+  },
   rand: () => number,
 ): SftExample[] {
   const { pool, copies, forbidden } = opts;
@@ -26,7 +37,7 @@ export function copyDrills(
   const inPool = new Set(pool);
   const drills: SftExample[] = [];
   for (const example of act) {
-    const value = drilledValue(example, inPool);
+    const value = drilledValue(example, inPool, opts.distractCalls === true, opts.tool);
     if (value === undefined) continue;
     for (let k = 0; k < copies; k++) {
       for (let draw = 0; draw < MAX_DRAWS; draw++) {
@@ -46,11 +57,17 @@ const MAX_DRAWS = 8;
 const words = (s: string): string[] => s.match(/[A-Za-z0-9_]+/g) ?? [];
 
 /** The pool value a call copies from a request past a distracting response, if any. */
-function drilledValue(example: SftExample, pool: ReadonlySet<string>): string | undefined {
+function drilledValue(
+  example: SftExample,
+  pool: ReadonlySet<string>,
+  distractCalls: boolean,
+  tool: string | undefined,
+): string | undefined {
   const said = new Set<string>();
   const responded = new Set<string>();
   for (const m of example.messages) {
     for (const call of m.toolCalls ?? []) {
+      if (tool !== undefined && call.name !== tool) continue;
       for (const v of Object.values(call.arguments)) {
         if (typeof v !== "string" || !pool.has(v) || !said.has(v)) continue;
         if ([...responded].some((r) => r !== v)) return v;
@@ -58,6 +75,10 @@ function drilledValue(example: SftExample, pool: ReadonlySet<string>): string | 
     }
     const into = m.role === "user" ? said : m.role === "tool" ? responded : undefined;
     for (const w of words(m.content)) if (into && pool.has(w)) into.add(w);
+    if (distractCalls)
+      for (const call of m.toolCalls ?? [])
+        for (const v of Object.values(call.arguments))
+          if (typeof v === "string" && pool.has(v)) responded.add(v);
   }
   return undefined;
 }

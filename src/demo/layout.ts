@@ -21,6 +21,11 @@ export interface DemoExperiments {
   /** Share of results in SFT notes swapped for another task's (default 0). */
   sftNoteNoise?: number;
   /**
+   * Copy drills of transfer targets (`copy-drills.ts` over the bank's account ids, the lookup call
+   * on the source account as the distractor): drills per such acting example (default 0).
+   */
+  accountCopyDrills?: number;
+  /**
    * Added to the seed of the RL stage only (sampling, task order), not of the data or SFT:
    * repeats of one arm from one SFT checkpoint, to measure how much an RL run alone varies.
    */

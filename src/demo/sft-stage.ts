@@ -8,7 +8,9 @@ import { copyProbes, runCopyCheck, type CopyCheckScore, type CopyProbe } from ".
 import type { DemoPlan, Pseudonyms } from "./layout.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
-import { DAYS } from "../envs/toolworld/index.js";
+import { DAYS, ITEM_COUNT, domainSpec } from "../envs/toolworld/index.js";
+import { ids } from "../envs/toolworld/pools.js";
+import { copyDrills } from "./copy-drills.js";
 
 /**
  * Bump when the SFT recipe changes, so that cached checkpoints of the old recipe are not reused.
@@ -83,7 +85,7 @@ export function demoSftData(
   // A renamed request never equals an evaluation request (the evaluation stays unseen).
   const evalRequests = new Set(data.evalRequests);
   const coverEntities = pseudonyms ? { forbidden: evalRequests, ...pseudonyms } : undefined;
-  return demoSftExamples(Object.values(data.train).flat(), seed, {
+  const sft = demoSftExamples(Object.values(data.train).flat(), seed, {
     ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
     ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
     ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
@@ -93,6 +95,19 @@ export function demoSftData(
       : {}),
     ...(plan.sftSnapshotListings ? { snapshotListings: plan.sftSnapshotListings } : {}),
   });
+  // Their own stream, after every other example: without them the data is v13's to the byte.
+  if (experiments.accountCopyDrills) {
+    const pool = ids(domainSpec("bank").item.idPrefix, ITEM_COUNT);
+    const opts = {
+      pool,
+      copies: experiments.accountCopyDrills,
+      forbidden: evalRequests,
+      distractCalls: true,
+      tool: "transfer",
+    };
+    sft.act.push(...copyDrills(sft.act, opts, mulberry32(seed ^ 0xacc7)));
+  }
+  return sft;
 }
 
 /**

@@ -125,4 +125,58 @@ describe("copyDrills", () => {
       );
     }
   });
+
+  it("with distractCalls, drills a transfer's target copied past the lookup call on its source account", () => {
+    const accounts = ["a3", "a7", "a9", "a12"];
+    const transfer: SftExample = {
+      messages: [
+        { role: "user", content: "send 20 from account a3 to account a7." },
+        call("c0", "get_account", { account_id: "a3" }),
+        tool("c0", { status: "open", balance: 40 }),
+        call("c1", "transfer", { account_id: "a3", to_account_id: "a7", amount: 20 }),
+        tool("c1", { result: "sent" }),
+        { role: "assistant", content: "done, sent 20 to a7." },
+      ],
+      targets: [1, 3, 5],
+    };
+    const accountOpts = { pool: accounts, copies: 30, forbidden: new Set<string>() };
+    // the distractor is a call, not a response: the responses-only rule sees nothing to drill
+    expect(copyDrills([transfer], accountOpts, mulberry32(5))).toEqual([]);
+    const drills = copyDrills(
+      [transfer],
+      { ...accountOpts, distractCalls: true, tool: "transfer" },
+      mulberry32(5),
+    );
+    expect(drills).toHaveLength(30);
+    const targets = new Set<string>();
+    for (const d of drills) {
+      const [, from, to] = /from account (\w+) to account (\w+)/.exec(d.messages[0]!.content)!;
+      expect(d.messages[1]!.toolCalls![0]!.arguments).toEqual({ account_id: from });
+      expect(d.messages[3]!.toolCalls![0]!.arguments).toEqual({
+        account_id: from,
+        to_account_id: to,
+        amount: 20,
+      });
+      expect(d.messages[5]!.content).toBe(`done, sent 20 to ${to}.`);
+      expect(to).not.toBe("a7");
+      targets.add(to!);
+    }
+    expect(targets.size).toBe(accounts.length - 1);
+    // only the named tool's calls are drilled
+    expect(
+      copyDrills([transfer], { ...accountOpts, distractCalls: true, tool: "freeze_account" }, mulberry32(5)),
+    ).toEqual([]);
+  });
+
+  it("the demo's transfer drills (experiment) come after v13's data, which stays as it was", () => {
+    const data = buildDemoData(QUICK_PLAN, 3);
+    const base = demoSftData(data, QUICK_PLAN, 3);
+    const withDrills = demoSftData(data, { ...QUICK_PLAN, experiments: { accountCopyDrills: 2 } }, 3);
+    expect(withDrills.act.slice(0, base.act.length)).toEqual(base.act);
+    expect(withDrills.rehearse).toEqual(base.rehearse);
+    const drills = withDrills.act.slice(base.act.length);
+    expect(drills.length).toBeGreaterThan(0);
+    for (const d of drills)
+      expect(d.messages.some((m) => m.toolCalls?.some((c) => c.name === "transfer"))).toBe(true);
+  });
 });
