@@ -21,11 +21,6 @@ export interface DemoExperiments {
   /** Share of results in SFT notes swapped for another task's (default 0). */
   sftNoteNoise?: number;
   /**
-   * Copy drills of transfer targets (`copy-drills.ts` over the bank's account ids, the lookup call
-   * on the source account as the distractor): drills per such acting example (default 0).
-   */
-  accountCopyDrills?: number;
-  /**
    * Added to the seed of the RL stage only (sampling, task order), not of the data or SFT:
    * repeats of one arm from one SFT checkpoint, to measure how much an RL run alone varies.
    */
@@ -60,6 +55,12 @@ export interface DemoPlan {
    * names another day (`copy-drills.ts`; 0 or absent: none): the example again with the days permuted.
    */
   sftCopyDrills?: number;
+  /**
+   * Copy drills per acting example whose transfer copies its target account from the request past
+   * the lookup call on the source account (`copy-drills.ts` over the bank's account ids, recipe v15;
+   * 0 or absent: none): the example again with the account ids permuted.
+   */
+  sftTargetDrills?: number;
   /**
    * Share of training tasks that add one rehearsing example of an owner's listing in their world, as
    * a snapshot of the world's data answers it (`snapshotListing` in `sft-data.ts`; 0 or absent: none).
@@ -122,9 +123,10 @@ export const FULL_PLAN: DemoPlan = {
   worldsPerDomain: 4,
   // 152 tasks per set: a 95% CI half-width of at most 8 points (1.96·√(.25/152) = 7.95).
   evalTasks: 152,
-  // 3 epochs of ~10,150 examples (3,000 acting and ~400 copy drills, 6,000 short rehearsing: half of
-  // them learn the tenant from other tasks' logs; ~750 snapshot listings), ~1,905 optimizer steps
-  // (v12 without the listings: 1,767; v10 without drills: 1,690). Measured on seed 0 (issue 11): at 2 epochs
+  // 3 epochs of ~11,000 examples (3,000 acting and ~1,300 copy drills, 6,000 short rehearsing: half
+  // of them learn the tenant from other tasks' logs; ~750 snapshot listings), ~2,080 optimizer steps
+  // (v13 with fewer drills: 1,905; v12 without the listings: 1,767; v10 without drills: 1,690).
+  // Measured on seed 0 (issue 11): at 2 epochs
   // first-call copy was 89.5% and env-less success 36.8%; at 3, 98.7% and 43.4%.
   sft: { epochs: 3, batchSize: 16, lr: 3e-3, warmupSteps: 20 },
   // Every RL arm gets the same budget: 20 steps × 6 tasks × 8 samples = 960 episodes (~1.5–2 min an
@@ -162,8 +164,14 @@ export const FULL_PLAN: DemoPlan = {
   sftPseudonymize: { mode: "balanced", uses: 8 },
   // Copy drills (v11, issue 11's gate on the write call's arguments): under v10 seeds 3 and 9 wrote
   // the looked-up or the most frequent day in 43–58% of their write calls (seeds 0–2: 79–89%).
-  // Two drills per such example (~190 of 3,000 acting examples) add ~4% to the SFT steps.
-  sftCopyDrills: 2,
+  // v15: four drills per such example (v11–v14: two) and four per transfer whose target is copied
+  // past the lookup on its source account. The far-copy check's failures under v13 were these
+  // (seed 3: a constant day and amount; seed 4: the source account as the target in most
+  // transfers; both again on a second SFT run from another init: write copy 53 / 76%); with the
+  // drills both pass it at the first run (write 51/51, 41/41; gate write-call copy 100 / 100; SFT
+  // success 53.9 / 59.2 from 42.8 / 52.0). ~650 more acting examples: ~2,080 steps (v13 1,905).
+  sftCopyDrills: 4,
+  sftTargetDrills: 4,
   // Listings from a data snapshot (v13, issue 11's rehearsed-world gap): under v12 no evaluated
   // listing was rehearsed right (0 of 29 unseen list calls), as the logs list an owner ~once. A
   // quarter of the tasks add one listing each (~750 short examples; each of the 36 owners' listings
@@ -203,7 +211,8 @@ export const QUICK_PLAN: DemoPlan = {
   },
   sftAliasShare: 0.25,
   sftPseudonymize: { mode: "balanced", uses: 8 },
-  sftCopyDrills: 2,
+  sftCopyDrills: 4,
+  sftTargetDrills: 4,
   sftSnapshotListings: 0.25,
   testtimeTemperature: 0.5,
   curveTasks: 4,

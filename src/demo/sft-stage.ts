@@ -13,9 +13,9 @@ import { ids } from "../envs/toolworld/pools.js";
 import { copyDrills } from "./copy-drills.js";
 
 /**
- * Bump when the SFT recipe changes, so that cached checkpoints of the old recipe are not reused.
- * Recipe v14 (the copy check and attempts) trains its first attempt exactly as v13 did, so the key
- * of attempt 0 stays v13's and its cached checkpoints are reused.
+ * Bump when the SFT recipe changes in a way the key's digest of every example does not see (the
+ * schedule, the tokenizer), so that cached checkpoints of the old recipe are not reused. Recipes
+ * v14 (the copy check and attempts) and v15 (more drills: new examples, so new keys) left it at 13.
  */
 const SFT_RECIPE_VERSION = 13;
 
@@ -95,12 +95,12 @@ export function demoSftData(
       : {}),
     ...(plan.sftSnapshotListings ? { snapshotListings: plan.sftSnapshotListings } : {}),
   });
-  // Their own stream, after every other example: without them the data is v13's to the byte.
-  if (experiments.accountCopyDrills) {
+  // Transfer-target drills (v15): their own stream, after every other example.
+  if (plan.sftTargetDrills) {
     const pool = ids(domainSpec("bank").item.idPrefix, ITEM_COUNT);
     const opts = {
       pool,
-      copies: experiments.accountCopyDrills,
+      copies: plan.sftTargetDrills,
       forbidden: evalRequests,
       distractCalls: true,
       tool: "transfer",

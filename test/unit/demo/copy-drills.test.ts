@@ -107,11 +107,12 @@ describe("copyDrills", () => {
     expect(new Set(drills.map((d) => d.messages[1]!.content))).toEqual(new Set([allowed]));
   });
 
-  it("the demo's SFT data carries the drills of its plan, none of them an evaluation request", () => {
+  it("the demo's SFT data carries the day drills of its plan, none of them an evaluation request", () => {
     const data = buildDemoData(QUICK_PLAN, 3);
     const tasks = Object.values(data.train).flat().length;
-    const withDrills = demoSftData(data, QUICK_PLAN, 3);
-    const without = demoSftData(data, { ...QUICK_PLAN, sftCopyDrills: 0 }, 3);
+    const plan = { ...QUICK_PLAN, sftTargetDrills: 0 };
+    const withDrills = demoSftData(data, plan, 3);
+    const without = demoSftData(data, { ...plan, sftCopyDrills: 0 }, 3);
     expect(without.act).toHaveLength(tasks);
     expect(withDrills.act.slice(0, tasks)).toEqual(without.act); // drills come after, the rest as it was
     expect(withDrills.rehearse).toEqual(without.rehearse);
@@ -168,14 +169,17 @@ describe("copyDrills", () => {
     ).toEqual([]);
   });
 
-  it("the demo's transfer drills (experiment) come after v13's data, which stays as it was", () => {
+  it("the demo's transfer drills come after the rest of the data, which stays as it was", () => {
     const data = buildDemoData(QUICK_PLAN, 3);
-    const base = demoSftData(data, QUICK_PLAN, 3);
-    const withDrills = demoSftData(data, { ...QUICK_PLAN, experiments: { accountCopyDrills: 2 } }, 3);
+    const base = demoSftData(data, { ...QUICK_PLAN, sftTargetDrills: 0 }, 3);
+    const withDrills = demoSftData(data, QUICK_PLAN, 3);
     expect(withDrills.act.slice(0, base.act.length)).toEqual(base.act);
     expect(withDrills.rehearse).toEqual(base.rehearse);
     const drills = withDrills.act.slice(base.act.length);
     expect(drills.length).toBeGreaterThan(0);
+    const evalRequests = new Set(data.evalRequests);
+    for (const d of drills)
+      for (const m of d.messages) if (m.role === "user") expect(evalRequests.has(m.content)).toBe(false);
     for (const d of drills)
       expect(d.messages.some((m) => m.toolCalls?.some((c) => c.name === "transfer"))).toBe(true);
   });
