@@ -59,7 +59,7 @@ export function register(program: Command): void {
       "--sft-only",
       "only SFT and its gate on each seed (with --seeds N: how many of N seeds pass; no RL arms). " +
         "An SFT run whose far-copy check on held-back logs fails (write calls or replies that do not " +
-        "copy the request's day, amount or target) is trained again, up to 3 runs a seed",
+        "copy the request's day, amount or target) is trained again, up to 3 runs a seed (--quick: one run)",
     )
     .option("--json", "print one results object on stdout (progress stays on stderr)")
     .action(async (flags: DemoFlags) => {

@@ -18,9 +18,10 @@ describe("envace demo --quick --json", () => {
   const dir = mkdtempSync(join(tmpdir(), "envace-demo-"));
   const out = join(dir, "run");
   let results: DemoResults;
+  let progress: string;
 
   beforeAll(async () => {
-    const { stdout } = await run(
+    const { stdout, stderr } = await run(
       process.execPath,
       [
         "--import",
@@ -37,6 +38,7 @@ describe("envace demo --quick --json", () => {
       { maxBuffer: 64 << 20, timeout: 900_000 },
     );
     results = DemoResultsZ.parse(JSON.parse(stdout));
+    progress = stderr;
     // the run's own limit, not the project's 600 s hook timeout: the quick demo takes ~490 s on a
     // 2-core machine, and one job beside it pushed it past 600 s
   }, 900_000);
@@ -93,6 +95,17 @@ describe("envace demo --quick --json", () => {
     for (const rate of [check.write, check.reply]) expect(rate >= 0 && rate <= 1).toBe(true);
     expect(check.passed).toBe(check.write >= COPY_CHECK_MIN.write && check.reply >= COPY_CHECK_MIN.reply);
     expect(gate.per_seed![0]!.sft_attempts).toBe(1);
+    // …and its progress line (plain lines, as stderr is not a terminal here)
+    const { write, reply } = results.sft_gate.per_seed![0]!.copy_check!;
+    const line =
+      /\[seed 0\] SFT run 1: far-copy check on held-back logs write (\d+)\/(\d+), reply (\d+)\/(\d+) — (passed|NOT met)/.exec(
+        progress,
+      );
+    expect(line, progress.slice(0, 2000)).not.toBeNull();
+    const [, wr, wt, rr, rt, verdict] = line!;
+    expect(Number(wt) > 0 ? Number(wr) / Number(wt) : 1).toBeCloseTo(write, 9);
+    expect(Number(rt) > 0 ? Number(rr) / Number(rt) : 1).toBeCloseTo(reply, 9);
+    expect(verdict === "passed").toBe(check.passed);
     expect(results.notes!.some((n) => n.includes("SFT gate NOT met"))).toBe(!gate.passed);
   });
 
