@@ -6,6 +6,7 @@ import { domainSpec, pastAgentRun, writeToolNames, type PastAgentHabits } from "
 import { boundedChatModel } from "../rollout/bounded-model.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { EVAL_DECODING } from "./evaluate.js";
+import { words } from "./copy-drills.js";
 import { withToolIndex } from "./policy-view.js";
 
 /**
@@ -15,11 +16,10 @@ import { withToolIndex } from "./policy-view.js";
  *
  * A write call must copy a value (a day, an amount, a target account) from the request past a
  * lookup whose response names another value of the kind, and the reply after the write must state
- * it again. The tiny model learns that far copy on most SFT runs and not on others: across recipes
- * v11–v13 about one run in four wrote a constant or the looked-up value (write-call copy 51–70% on
- * the gate) or stated the looked-up day in the reply, on a different seed each time and with the
- * same seed passing under a small data change. The check lets the SFT stage see that failure
- * without the evaluation tasks and train again.
+ * it again. The tiny model does not learn that far copy on every SFT run: under recipe v13 seeds 3 and 4
+ * wrote a constant day or the source account as a transfer's target (on two inits each), and seed 1
+ * stated the looked-up day in the reply. The check lets the SFT stage see that failure without the
+ * evaluation tasks and train again; v15's copy drills are what removed it on the seeds measured.
  */
 export interface CopyProbe {
   kind: "write" | "reply";
@@ -46,9 +46,6 @@ export interface CopyCheckScore {
  * transfers to the source account; the reply failure is seed 1's looked-up day after a move.
  */
 export const COPY_CHECK_MIN = { write: 0.85, reply: 0.75 };
-
-/** The words of a text (names, ids, numbers), as values are looked for in it. */
-const words = (s: string): string[] => s.match(/[A-Za-z0-9_]+/g) ?? [];
 
 /**
  * The probes of held-back tasks' logs: every logged write call with an argument stated in an earlier
@@ -145,7 +142,11 @@ export function copyCheckScore(
   write: CopyCheckScore["write"],
   reply: CopyCheckScore["reply"],
 ): CopyCheckScore {
-  const rate = (t: { right: number; total: number }) => (t.total > 0 ? t.right / t.total : 1);
-  const score = Math.min(rate(write) - COPY_CHECK_MIN.write, rate(reply) - COPY_CHECK_MIN.reply);
+  const score = Math.min(copyRate(write) - COPY_CHECK_MIN.write, copyRate(reply) - COPY_CHECK_MIN.reply);
   return { write, reply, score, passed: score >= 0 };
+}
+
+/** A tally as a rate: 1 when it had no probes (nothing the model could have copied wrong). */
+export function copyRate(t: { right: number; total: number }): number {
+  return t.total > 0 ? t.right / t.total : 1;
 }

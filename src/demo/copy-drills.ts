@@ -53,8 +53,8 @@ export function copyDrills(
 
 const MAX_DRAWS = 8;
 
-/** The word-like tokens of a text (names, ids, values), where a pool value is looked for. */
-const words = (s: string): string[] => s.match(/[A-Za-z0-9_]+/g) ?? [];
+/** The word-like tokens of a text (names, ids, values), where a copied value is looked for. */
+export const words = (s: string): string[] => s.match(/[A-Za-z0-9_]+/g) ?? [];
 
 /** The pool value a call copies from a request past a distracting response, if any. */
 function drilledValue(

@@ -12,7 +12,7 @@ import { FULL_PLAN, QUICK_PLAN, type DemoPlan } from "./layout.js";
 import { armOutDir, trainArm } from "./run-arm.js";
 import { sftCheckpoint, type SftProgress } from "./sft-stage.js";
 import { testTimeRows } from "./testtime-rows.js";
-import type { CopyCheckScore } from "./copy-check.js";
+import { copyRate, type CopyCheckScore } from "./copy-check.js";
 
 export interface DemoOptions {
   quick: boolean;
@@ -194,8 +194,8 @@ export async function runDemo(
       envless_success: g.envless,
       flawed_traces: g.flawed,
       copy_check: {
-        write: checkRate(g.check.write),
-        reply: checkRate(g.check.reply),
+        write: copyRate(g.check.write),
+        reply: copyRate(g.check.reply),
         passed: g.check.passed,
       },
       sft_attempts: g.attempts,
@@ -229,9 +229,6 @@ export async function runDemo(
   await writeReport(out);
   return results;
 }
-
-/** A copy-check tally as a rate (1 when it had no probes, as `copyCheckScore` counts it). */
-const checkRate = (t: { right: number; total: number }) => (t.total > 0 ? t.right / t.total : 1);
 
 /** `n` tasks spread evenly over `tasks` (both env-less domains, not just the first). */
 function spread<T>(tasks: readonly T[], n: number): T[] {

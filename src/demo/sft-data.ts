@@ -47,8 +47,11 @@ export function demoSftExamples(
     aliasShare?: number;
     /** Logs move entities to under-written ones (`entity-coverage.ts`; `DemoPlan.sftPseudonymize`). */
     coverEntities?: { forbidden: ReadonlySet<string> } & Partial<Pseudonyms>;
-    /** Extra acting examples drilling a detail copied past a lookup (`copy-drills.ts`; default none). */
-    copyDrills?: Parameters<typeof copyDrills>[1];
+    /**
+     * Extra acting examples drilling a value copied past a lookup (`copy-drills.ts`; default none):
+     * each kind of drill in turn, over the acting examples as they stand, with its own stream.
+     */
+    copyDrills?: (Parameters<typeof copyDrills>[1] & { stream: number })[];
     /** Share of tasks that add one listing of their world from a data snapshot (`snapshotListing`; default 0). */
     snapshotListings?: number;
   } = {},
@@ -120,7 +123,8 @@ export function demoSftExamples(
     }
   }
   // Their own stream, after every other draw: drills leave the rest of the data as it was.
-  if (opts.copyDrills) act.push(...copyDrills(act, opts.copyDrills, mulberry32(seed ^ 0xd0111)));
+  for (const drill of opts.copyDrills ?? [])
+    act.push(...copyDrills(act, drill, mulberry32(seed ^ drill.stream)));
   return { act, rehearse, flawedTraces };
 }
 

@@ -8,9 +8,7 @@ import { copyProbes, runCopyCheck, type CopyCheckScore, type CopyProbe } from ".
 import type { DemoPlan, Pseudonyms } from "./layout.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
-import { DAYS, ITEM_COUNT, domainSpec } from "../envs/toolworld/index.js";
-import { ids } from "../envs/toolworld/pools.js";
-import { copyDrills } from "./copy-drills.js";
+import { DAYS, ITEM_COUNT, domainSpec, ids } from "../envs/toolworld/index.js";
 
 /**
  * Bump when the SFT recipe changes in a way the key's digest of every example does not see (the
@@ -85,29 +83,26 @@ export function demoSftData(
   // A renamed request never equals an evaluation request (the evaluation stays unseen).
   const evalRequests = new Set(data.evalRequests);
   const coverEntities = pseudonyms ? { forbidden: evalRequests, ...pseudonyms } : undefined;
-  const sft = demoSftExamples(Object.values(data.train).flat(), seed, {
+  return demoSftExamples(Object.values(data.train).flat(), seed, {
     ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
     ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
     ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
     ...(coverEntities ? { coverEntities } : {}),
-    ...(plan.sftCopyDrills
-      ? { copyDrills: { pool: DAYS, copies: plan.sftCopyDrills, forbidden: evalRequests } }
-      : {}),
+    copyDrills: [
+      // Days copied past a lookup naming another day (v11).
+      { pool: DAYS, copies: plan.sftCopyDrills ?? 0, forbidden: evalRequests, stream: 0xd0111 },
+      // Transfer targets copied past the lookup call on the source account (v15).
+      {
+        pool: ids(domainSpec("bank").item.idPrefix, ITEM_COUNT),
+        copies: plan.sftTargetDrills ?? 0,
+        forbidden: evalRequests,
+        distractCalls: true,
+        tool: "transfer",
+        stream: 0xacc7,
+      },
+    ],
     ...(plan.sftSnapshotListings ? { snapshotListings: plan.sftSnapshotListings } : {}),
   });
-  // Transfer-target drills (v15): their own stream, after every other example.
-  if (plan.sftTargetDrills) {
-    const pool = ids(domainSpec("bank").item.idPrefix, ITEM_COUNT);
-    const opts = {
-      pool,
-      copies: plan.sftTargetDrills,
-      forbidden: evalRequests,
-      distractCalls: true,
-      tool: "transfer",
-    };
-    sft.act.push(...copyDrills(sft.act, opts, mulberry32(seed ^ 0xacc7)));
-  }
-  return sft;
 }
 
 /**
@@ -160,7 +155,7 @@ export async function sftCheckpoint(
 }
 
 /** Attempt 0 keeps the run's seed (v13's checkpoint); later ones draw another init and order. */
-export function attemptSeed(seed: number, attempt: number): number {
+function attemptSeed(seed: number, attempt: number): number {
   return attempt === 0 ? seed : seed + 7919 * attempt;
 }
 

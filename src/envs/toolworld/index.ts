@@ -13,4 +13,4 @@ export { worldSeed, tenantOf, tenantLine, MAX_WORLDS } from "./generate.js";
 export { domainSpec } from "./registry.js";
 export { writeToolNames } from "./tools.js";
 export type { DomainSpec } from "./types.js";
-export { OWNER_COUNT, ITEM_COUNT, DAYS } from "./pools.js";
+export { OWNER_COUNT, ITEM_COUNT, DAYS, ids } from "./pools.js";
