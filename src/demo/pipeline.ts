@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
+import { mapConcurrent } from "../core/map-concurrent.js";
 import { join, resolve } from "node:path";
 import { writeReport } from "../report/html.js";
 import { resultsMarkdown } from "../report/markdown.js";
@@ -6,19 +7,21 @@ import type { DemoResults, TestTimeRow } from "../report/results.js";
 import type { StepMetrics } from "../train/step-metrics.js";
 import { armResult, pooled, type ArmRun } from "./aggregate.js";
 import { armSpecs, type ArmName } from "./arms.js";
-import { buildDemoData } from "./data.js";
-import { evaluateArm } from "./evaluate-arm.js";
+import { copyRate } from "./copy-check.js";
 import { FULL_PLAN, QUICK_PLAN, type DemoPlan } from "./layout.js";
-import { armOutDir, trainArm } from "./run-arm.js";
-import { sftCheckpoint, type SftProgress } from "./sft-stage.js";
-import { testTimeRows } from "./testtime-rows.js";
-import { copyRate, type CopyCheckScore } from "./copy-check.js";
+import { runSeed } from "./run-seed.js";
+import type { SftProgress } from "./sft-stage.js";
 
 export interface DemoOptions {
   quick: boolean;
   /** Base seed of task generation and training; seed k of `seeds` is `seed + k`. */
   seed: number;
   seeds: number;
+  /**
+   * Seeds run side by side (`--jobs`, default 1): each holds its own SFT run and arm workers, so
+   * memory grows with it. Each seed's runs are seeded by that seed, not by the order seeds run in.
+   */
+  jobs?: number;
   out: string;
   /** Where SFT checkpoints are cached across runs. */
   cacheDir: string;
@@ -68,7 +71,8 @@ function gatePassed(g: { copy: number; writeCopy: number; unseen: number }): boo
 /**
  * `envace demo`: data → tiny model → SFT (cached) → every arm from the SFT checkpoint → real-env
  * evaluation, fidelity, co-adaptation diagnostic → test-time rows → results.json, results.md,
- * report.html. Seeds run one after another; arms one after another within a seed.
+ * report.html. Seeds run `jobs` at a time (default one after another); arms one after another within
+ * a seed.
  */
 export async function runDemo(
   opts: DemoOptions,
@@ -80,99 +84,27 @@ export async function runDemo(
   mkdirSync(out, { recursive: true });
   const arms = opts.sftOnly ? ["sft"] : opts.arms;
   const specs = armSpecs(plan.rl.klAnchor).filter((a) => !arms || arms.includes(a.name));
-  const runsByArm = new Map<ArmName, ArmRun[]>();
-  const gates: {
-    seed: number;
-    copy: number;
-    writeCopy: number;
-    fidelity: number;
-    unseen: number;
-    envless: number;
-    flawed: number;
-    check: CopyCheckScore;
-    attempts: number;
-  }[] = [];
-  const testtimeBySeed: TestTimeRow[][] = [];
   const notes: string[] = [];
-
-  for (let k = 0; k < opts.seeds; k++) {
-    const seed = opts.seed + k;
-    onEvent({ kind: "stage", seed, stage: "data" });
-    const data = buildDemoData(plan, seed);
-    const allTrain = Object.values(data.train);
-
-    const sft = await sftCheckpoint(data, plan, seed, opts.cacheDir, (progress) =>
-      onEvent({ kind: "sft", seed, progress }),
-    );
-    onEvent({ kind: "sft", seed, progress: { phase: "save" }, cached: sft.cached });
-
-    const testtime: TestTimeRow[] = [];
-    for (const spec of specs) {
-      const a0 = Date.now();
-      onEvent({ kind: "arm-start", seed, arm: spec.name, steps: spec.mode ? plan.rl.steps : 0 });
-      const tasks = spec.domains.flatMap((d) => data.train[d] ?? []);
-      const armDir =
-        opts.seeds > 1 ? join(armOutDir(out, spec.name), `seed-${seed}`) : armOutDir(out, spec.name);
-      const { worker, policy, training } = await trainArm(spec, {
-        sftDir: sft.dir,
-        plan,
-        tasks: tasks.length > 0 ? tasks : allTrain.flat(),
-        outDir: armDir,
-        seed,
-        onStep: (metrics) => onEvent({ kind: "arm-step", seed, arm: spec.name, metrics }),
-        onEpisode: (done, total) => onEvent({ kind: "arm-episodes", seed, arm: spec.name, done, total }),
-        curveTasks: spread(data.eval.envless, plan.curveTasks),
-      });
-      try {
-        onEvent({ kind: "stage", seed, stage: `evaluate ${spec.name}` });
-        const evaluation = await evaluateArm(policy, spec, data, plan);
-        if (spec.name === "sft") {
-          const envless = evaluation.success.envless;
-          const gate = {
-            seed,
-            copy: evaluation.firstCallCopy,
-            writeCopy: evaluation.writeCallCopy,
-            fidelity: evaluation.fidelity.recorded.exact,
-            unseen: evaluation.fidelityUnseen.exact,
-            envless: envless.reduce((a, b) => a + b, 0) / Math.max(1, envless.length),
-            flawed: sft.flawedShare,
-            check: sft.check,
-            attempts: sft.attempts.length,
-          };
-          gates.push(gate);
-          onEvent({
-            kind: "gate",
-            seed,
-            firstCallCopy: gate.copy,
-            writeCallCopy: gate.writeCopy,
-            fidelity: gate.fidelity,
-            fidelityUnseen: gate.unseen,
-            passed: gatePassed(gate),
-          });
-        }
-        if (!opts.skipTestTime && !opts.sftOnly && (spec.name === "sft" || spec.name === "envace")) {
-          onEvent({ kind: "stage", seed, stage: `test-time rehearsal ${spec.name}` });
-          testtime.push(
-            ...(await testTimeRows(
-              spec.name,
-              policy,
-              data.eval.envless,
-              opts.quick ? 2 : 4,
-              plan.concurrency,
-              plan.testtimeTemperature,
-            )),
-          );
-        }
-        const minutes = (Date.now() - a0) / 60000;
-        const runs = runsByArm.get(spec.name) ?? [];
-        runs.push({ spec, training, evaluation, minutes });
-        runsByArm.set(spec.name, runs);
-        onEvent({ kind: "arm-done", seed, arm: spec.name, minutes });
-      } finally {
-        await worker.stop();
-      }
-    }
-    testtimeBySeed.push(testtime);
+  const seeds = Array.from({ length: opts.seeds }, (_, k) => opts.seed + k);
+  const seedRuns = await mapConcurrent(seeds, Math.max(1, opts.jobs ?? 1), (seed) =>
+    runSeed(seed, {
+      plan,
+      specs,
+      out,
+      multiSeed: opts.seeds > 1,
+      cacheDir: opts.cacheDir,
+      quick: opts.quick,
+      testTime: !opts.skipTestTime && !opts.sftOnly,
+      gatePassed,
+      onEvent,
+    }),
+  );
+  // Combined in seed order, whatever order the seeds finished in.
+  const gates = seedRuns.flatMap((s) => (s.gate ? [s.gate] : []));
+  const testtimeBySeed = seedRuns.map((s) => s.testtime);
+  const runsByArm = new Map<ArmName, ArmRun[]>();
+  for (const { name, run } of seedRuns.flatMap((s) => s.runs)) {
+    runsByArm.set(name, [...(runsByArm.get(name) ?? []), run]);
   }
 
   const mean = (f: (g: (typeof gates)[number]) => number) =>
@@ -228,12 +160,6 @@ export async function runDemo(
   writeFileSync(join(out, "results.md"), resultsMarkdown(results));
   await writeReport(out);
   return results;
-}
-
-/** `n` tasks spread evenly over `tasks` (both env-less domains, not just the first). */
-function spread<T>(tasks: readonly T[], n: number): T[] {
-  if (tasks.length <= n) return [...tasks];
-  return Array.from({ length: n }, (_, i) => tasks[Math.floor((i * tasks.length) / n)]!);
 }
 
 /** Test-time rows of several seeds pooled row by row (same policy, mode and N). */

@@ -1,0 +1,136 @@
+import { join } from "node:path";
+import type { TestTimeRow } from "../report/results.js";
+import type { ArmRun } from "./aggregate.js";
+import type { ArmName, ArmSpec } from "./arms.js";
+import type { CopyCheckScore } from "./copy-check.js";
+import { buildDemoData } from "./data.js";
+import { evaluateArm } from "./evaluate-arm.js";
+import type { DemoPlan } from "./layout.js";
+import type { DemoEvent } from "./pipeline.js";
+import { armOutDir, trainArm } from "./run-arm.js";
+import { sftCheckpoint } from "./sft-stage.js";
+import { testTimeRows } from "./testtime-rows.js";
+
+/** The SFT model's own measurements on one seed: the gate's figures and the SFT stage's check. */
+export interface SeedGate {
+  seed: number;
+  copy: number;
+  writeCopy: number;
+  fidelity: number;
+  unseen: number;
+  envless: number;
+  flawed: number;
+  check: CopyCheckScore;
+  attempts: number;
+}
+
+export interface SeedRun {
+  seed: number;
+  /** Absent when the `sft` arm was not run. */
+  gate?: SeedGate;
+  runs: { name: ArmName; run: ArmRun }[];
+  testtime: TestTimeRow[];
+}
+
+export interface SeedContext {
+  plan: DemoPlan;
+  specs: readonly ArmSpec[];
+  /** The run directory; with several seeds each arm writes to `<arm>/seed-<seed>`. */
+  out: string;
+  multiSeed: boolean;
+  cacheDir: string;
+  quick: boolean;
+  testTime: boolean;
+  /** The gate's thresholds, applied as each `sft` arm is evaluated (the verdict is in the event). */
+  gatePassed: (g: SeedGate) => boolean;
+  onEvent: (e: DemoEvent) => void;
+}
+
+/**
+ * One seed of `envace demo`: its data, its SFT checkpoint (cached), then every arm from that
+ * checkpoint, one after another (each arm holds its own worker until it is evaluated).
+ */
+export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> {
+  const { plan, onEvent } = ctx;
+  onEvent({ kind: "stage", seed, stage: "data" });
+  const data = buildDemoData(plan, seed);
+  const allTrain = Object.values(data.train);
+
+  const sft = await sftCheckpoint(data, plan, seed, ctx.cacheDir, (progress) =>
+    onEvent({ kind: "sft", seed, progress }),
+  );
+  onEvent({ kind: "sft", seed, progress: { phase: "save" }, cached: sft.cached });
+
+  const result: SeedRun = { seed, runs: [], testtime: [] };
+  for (const spec of ctx.specs) {
+    const a0 = Date.now();
+    onEvent({ kind: "arm-start", seed, arm: spec.name, steps: spec.mode ? plan.rl.steps : 0 });
+    const tasks = spec.domains.flatMap((d) => data.train[d] ?? []);
+    const armDir = ctx.multiSeed
+      ? join(armOutDir(ctx.out, spec.name), `seed-${seed}`)
+      : armOutDir(ctx.out, spec.name);
+    const { worker, policy, training } = await trainArm(spec, {
+      sftDir: sft.dir,
+      plan,
+      tasks: tasks.length > 0 ? tasks : allTrain.flat(),
+      outDir: armDir,
+      seed,
+      onStep: (metrics) => onEvent({ kind: "arm-step", seed, arm: spec.name, metrics }),
+      onEpisode: (done, total) => onEvent({ kind: "arm-episodes", seed, arm: spec.name, done, total }),
+      curveTasks: spread(data.eval.envless, plan.curveTasks),
+    });
+    try {
+      onEvent({ kind: "stage", seed, stage: `evaluate ${spec.name}` });
+      const evaluation = await evaluateArm(policy, spec, data, plan);
+      if (spec.name === "sft") {
+        const envless = evaluation.success.envless;
+        const gate: SeedGate = {
+          seed,
+          copy: evaluation.firstCallCopy,
+          writeCopy: evaluation.writeCallCopy,
+          fidelity: evaluation.fidelity.recorded.exact,
+          unseen: evaluation.fidelityUnseen.exact,
+          envless: envless.reduce((a, b) => a + b, 0) / Math.max(1, envless.length),
+          flawed: sft.flawedShare,
+          check: sft.check,
+          attempts: sft.attempts.length,
+        };
+        result.gate = gate;
+        onEvent({
+          kind: "gate",
+          seed,
+          firstCallCopy: gate.copy,
+          writeCallCopy: gate.writeCopy,
+          fidelity: gate.fidelity,
+          fidelityUnseen: gate.unseen,
+          passed: ctx.gatePassed(gate),
+        });
+      }
+      if (ctx.testTime && (spec.name === "sft" || spec.name === "envace")) {
+        onEvent({ kind: "stage", seed, stage: `test-time rehearsal ${spec.name}` });
+        result.testtime.push(
+          ...(await testTimeRows(
+            spec.name,
+            policy,
+            data.eval.envless,
+            ctx.quick ? 2 : 4,
+            plan.concurrency,
+            plan.testtimeTemperature,
+          )),
+        );
+      }
+      const minutes = (Date.now() - a0) / 60000;
+      result.runs.push({ name: spec.name, run: { spec, training, evaluation, minutes } });
+      onEvent({ kind: "arm-done", seed, arm: spec.name, minutes });
+    } finally {
+      await worker.stop();
+    }
+  }
+  return result;
+}
+
+/** `n` tasks spread evenly over `tasks` (both env-less domains, not just the first). */
+function spread<T>(tasks: readonly T[], n: number): T[] {
+  if (tasks.length <= n) return [...tasks];
+  return Array.from({ length: n }, (_, i) => tasks[Math.floor((i * tasks.length) / n)]!);
+}
