@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FAILURE_KINDS, type FailureKind } from "../bench/failure-kinds.js";
 
 /**
  * The demo's results file (`results.json`) and its `--json` output: one schema, so that the report
@@ -64,12 +65,7 @@ export const ArmResultZ = z.object({
     .object({
       episodes: z.number(),
       // the kinds in `FAILURE_KINDS`' order: results.md's columns follow it
-      wrong_arguments: z.number(),
-      forbidden_call: z.number(),
-      missing_call: z.number(),
-      reply_fact: z.number(),
-      judged: z.number(),
-      not_finished: z.number(),
+      ...(Object.fromEntries(FAILURE_KINDS.map((k) => [k, z.number()])) as Record<FailureKind, z.ZodNumber>),
     })
     .optional(),
   /** Success measured inside the arm's own rehearsed world (co-adaptation diagnostic). */
