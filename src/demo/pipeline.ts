@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { mapConcurrent } from "../core/map-concurrent.js";
 import { join, resolve } from "node:path";
+import { mapConcurrent } from "../core/map-concurrent.js";
 import { writeReport } from "../report/html.js";
 import { resultsMarkdown } from "../report/markdown.js";
 import type { DemoResults, TestTimeRow } from "../report/results.js";
@@ -9,7 +9,7 @@ import { armResult, pooled, type ArmRun } from "./aggregate.js";
 import { armSpecs, type ArmName } from "./arms.js";
 import { copyRate } from "./copy-check.js";
 import { FULL_PLAN, QUICK_PLAN, type DemoPlan } from "./layout.js";
-import { runSeed } from "./run-seed.js";
+import { GATE, gatePassed, runSeed } from "./run-seed.js";
 import type { SftProgress } from "./sft-stage.js";
 
 export interface DemoOptions {
@@ -54,21 +54,6 @@ export type DemoEvent =
     };
 
 /**
- * The SFT gate: RL on a model that cannot copy ids, or whose rehearsals of calls it was not shown
- * the answers to are mostly wrong, is noise. Fidelity is checked on unseen calls (issue 11): on
- * recorded calls with their answers in the prompt it only measures copying. The unseen threshold is
- * lower than the recorded one was: an unseen call's answer comes from what the model learned of the
- * domain's worlds, not from the prompt. Write-call copy (v11): a model that copies its first call
- * but writes the looked-up day instead of the requested one fails half the write tasks before RL
- * starts (v10: 43.4 / 57.8% on seeds 3 / 9, the two seeds under 30% success; 78.7–89.0% on 0–2).
- */
-export const GATE = { firstCallCopy: 0.95, writeCallCopy: 0.7, fidelityUnseen: 0.6 };
-
-function gatePassed(g: { copy: number; writeCopy: number; unseen: number }): boolean {
-  return g.copy >= GATE.firstCallCopy && g.writeCopy >= GATE.writeCallCopy && g.unseen >= GATE.fidelityUnseen;
-}
-
-/**
  * `envace demo`: data → tiny model → SFT (cached) → every arm from the SFT checkpoint → real-env
  * evaluation, fidelity, co-adaptation diagnostic → test-time rows → results.json, results.md,
  * report.html. Seeds run `jobs` at a time (default one after another); arms one after another within
@@ -95,7 +80,6 @@ export async function runDemo(
       cacheDir: opts.cacheDir,
       quick: opts.quick,
       testTime: !opts.skipTestTime && !opts.sftOnly,
-      gatePassed,
       onEvent,
     }),
   );
@@ -103,8 +87,8 @@ export async function runDemo(
   const gates = seedRuns.flatMap((s) => (s.gate ? [s.gate] : []));
   const testtimeBySeed = seedRuns.map((s) => s.testtime);
   const runsByArm = new Map<ArmName, ArmRun[]>();
-  for (const { name, run } of seedRuns.flatMap((s) => s.runs)) {
-    runsByArm.set(name, [...(runsByArm.get(name) ?? []), run]);
+  for (const run of seedRuns.flatMap((s) => s.runs)) {
+    runsByArm.set(run.spec.name, [...(runsByArm.get(run.spec.name) ?? []), run]);
   }
 
   const mean = (f: (g: (typeof gates)[number]) => number) =>

@@ -145,11 +145,10 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
         break;
       case "sft":
         if (e.progress.phase === "train" && e.progress.steps) {
-          if (!bar && multi)
-            bars.set(e.seed, multi.create(e.progress.steps, 0, { label: label(e.seed, "sft"), status: "" }));
-          bars
-            .get(e.seed)
-            ?.update(e.progress.step ?? 0, { status: `loss ${e.progress.loss?.toFixed(3) ?? "-"}` });
+          const sftBar =
+            bar ?? multi?.create(e.progress.steps, 0, { label: label(e.seed, "sft"), status: "" });
+          if (sftBar) bars.set(e.seed, sftBar);
+          sftBar?.update(e.progress.step ?? 0, { status: `loss ${e.progress.loss?.toFixed(3) ?? "-"}` });
           if (!tty && e.progress.step && e.progress.step % 25 === 0)
             log(
               `[seed ${e.seed}] sft step ${e.progress.step}/${e.progress.steps} loss ${e.progress.loss?.toFixed(3)}`,

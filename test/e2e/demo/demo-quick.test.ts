@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { QUICK_PLAN } from "../../../src/demo/layout.js";
 import { COPY_CHECK_MIN } from "../../../src/demo/copy-check.js";
-import { GATE } from "../../../src/demo/pipeline.js";
+import { GATE } from "../../../src/demo/run-seed.js";
 import { DemoResultsZ, type DemoResults } from "../../../src/report/results.js";
 import { launchChromium } from "../../helpers/chromium.js";
 
