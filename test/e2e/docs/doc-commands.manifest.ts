@@ -99,6 +99,11 @@ export const DOC_COMMANDS: Record<string, DocCommandEntry> = {
     script: "fuzz",
     why: "100k inputs per parser (~70 s); its slow-input threshold is wall-clock",
   },
+  "npm run -s bench:testtime-headroom -- --model DIR --seed S --json": {
+    kind: "script",
+    script: "bench:testtime-headroom",
+    why: "needs a trained demo model (a demo run's checkpoint) and ~5 min of both cores",
+  },
   // examples/README.md: the test runs the example through the CLI shortened to 2 steps, then
   // --resume's it to a third
   "npm run build && node dist/cli/main.js train --config examples/rehearsal.yaml --out runs/rehearsal": {

@@ -1,0 +1,113 @@
+/**
+ * Diagnostic: where test-time rehearsal can help a demo policy, and where it loses (issue 11).
+ *
+ *   npm run bench:testtime-headroom -- --model DIR [--seed 0] [--tasks N] [--attempts 4]
+ *        [--samples 4] [--temperature T] [--json]
+ *
+ * DIR is a saved demo model: an arm's `runs/<run>/arms/<arm>/checkpoints/step-N/model` or an SFT
+ * checkpoint under `runs/cache`. The tasks are that seed's env-less evaluation tasks (`--tasks N`:
+ * N of them spread evenly; default all), run in their real environment three ways: greedy without
+ * rehearsal (the demo's `none` row), greedy with `parallel:<attempts>` rehearsal and a digest note
+ * (its `parallel` row; attempts at `--temperature`, default the demo's), and `--samples` plain runs
+ * at that temperature. Prints `measureHeadroom`'s report (src/bench/testtime-headroom.ts):
+ * pass_at_samples − none bounds what choosing among the policy's own tries could gain; the attempt
+ * figures say whether the rehearsal showed anything to choose from.
+ */
+import { existsSync } from "node:fs";
+import { measureHeadroom } from "../src/bench/testtime-headroom.js";
+import { buildDemoData } from "../src/demo/data.js";
+import { EVAL_DECODING } from "../src/demo/evaluate.js";
+import { FULL_PLAN } from "../src/demo/layout.js";
+import { withCompactTools } from "../src/demo/policy-view.js";
+import { startWorker } from "../src/engines/worker-supervisor.js";
+import { createToolworldEnv } from "../src/envs/toolworld/index.js";
+import { boundedChatModel } from "../src/rollout/bounded-model.js";
+
+const argv = process.argv.slice(2);
+const opt = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const fail = (message: string): never => {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+};
+const int = (name: string, dflt: number, min: number): number => {
+  const v = Number(opt(name) ?? dflt);
+  return Number.isInteger(v) && v >= min ? v : fail(`--${name} must be an integer ≥ ${min}`);
+};
+
+const model = opt("model") ?? fail("--model DIR is required (a saved demo model directory)");
+if (!existsSync(`${model}/config.json`)) fail(`--model ${model}: no config.json there (not a saved model)`);
+const seed = int("seed", 0, 0);
+const attempts = int("attempts", 4, 1);
+const samples = int("samples", 4, 1);
+const temperature = Number(opt("temperature") ?? FULL_PLAN.testtimeTemperature ?? 1);
+if (!(temperature >= 0)) fail("--temperature must be a number ≥ 0");
+const json = argv.includes("--json");
+
+const all = buildDemoData(FULL_PLAN, seed).eval.envless;
+const n = Math.min(all.length, int("tasks", all.length, 1));
+const tasks = Array.from({ length: n }, (_, i) => all[Math.floor((i * all.length) / n)]!);
+
+const worker = await startWorker({ model, port: 0 });
+try {
+  const started = Date.now();
+  if (!json) process.stderr.write(`measuring ${n} tasks of seed ${seed} (${model})…\n`);
+  const report = await measureHeadroom(tasks, {
+    episode: {
+      policy: boundedChatModel(withCompactTools(worker.client.chatModel()), FULL_PLAN.concurrency),
+      envFactory: (t) => createToolworldEnv(t),
+      temperature: EVAL_DECODING.temperature,
+      maxTokens: EVAL_DECODING.maxTokens,
+      maxAssistantTurns: EVAL_DECODING.maxAssistantTurns,
+      maxParallelCalls: EVAL_DECODING.maxParallelCalls,
+      contextBudgetTokens: 2048,
+    },
+    // the demo's test-time rows (src/demo/testtime-rows.ts)
+    rehearsal: {
+      mode: "parallel",
+      n: attempts,
+      memory: "digest",
+      promptVariant: "compact",
+      maxTokensPerCall: EVAL_DECODING.maxTokens,
+      maxStepsPerAttempt: EVAL_DECODING.maxAssistantTurns,
+      temperature,
+    },
+    samples,
+    sampleTemperature: temperature,
+    concurrency: 2,
+  });
+  const out = {
+    model,
+    seed,
+    attempts,
+    samples,
+    temperature,
+    minutes: (Date.now() - started) / 60000,
+    ...report,
+  };
+  if (json) process.stdout.write(`${JSON.stringify(out)}\n`);
+  else {
+    const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+    console.log(
+      `tasks ${report.tasks}: none ${pct(report.none)}, parallel:${attempts} ${pct(report.rehearsed)}`,
+    );
+    console.log(`  helped ${report.helped}, hurt ${report.hurt}`);
+    console.log(
+      `  ${samples} plain runs at T=${temperature}: mean ${pct(report.sample_success)}, pass@${samples} ${pct(report.pass_at_samples)}`,
+    );
+    console.log(
+      `  rehearsed turns ${report.rehearsed_turns}: attempts identical ${pct(report.attempts_identical)}, ` +
+        `distinct ${report.distinct_attempts.toFixed(2)}, attempts with an imagined error ${pct(report.attempts_with_imagined_error)}`,
+    );
+    console.log(
+      `  committed run: same calls as none ${pct(report.committed_same_as_none)}, ` +
+        `as an attempt ${pct(report.committed_matches_an_attempt)}, as the majority ${pct(report.committed_matches_majority)}`,
+    );
+    console.log(`  failures none ${JSON.stringify(report.failures.none)}`);
+    console.log(`  failures rehearsed ${JSON.stringify(report.failures.rehearsed)}`);
+  }
+} finally {
+  await worker.stop();
+}

@@ -1,0 +1,199 @@
+import { mapConcurrent } from "../core/map-concurrent.js";
+import type { Task } from "../core/task.js";
+import type { ToolCallRecord } from "../rollout/types.js";
+import {
+  runEpisodeWithRehearsal,
+  type RehearsalEpisodeOptions,
+  type RehearsalEpisodeResult,
+} from "../testtime/episode.js";
+import type { RehearsalAttempt, RehearsalOptions } from "../testtime/types.js";
+import { countFailures, type FailureCounts } from "./failure-kinds.js";
+
+/**
+ * Can test-time rehearsal help this policy on these tasks, and where does it lose? (issue 11: the
+ * "parallel:4 ≥ none + 3" target.) A note can only steer the committed run toward something the
+ * rehearsal showed: so this measures, per task, the policy without rehearsal, with it, and with
+ * `samples` plain real runs at the attempts' temperature — their best (pass@samples) bounds what
+ * choosing among the policy's own tries could reach — and, per rehearsed turn, whether the attempts
+ * differed at all, whether an imagined result was an error (the one kind of news a rehearsal
+ * brings: a tool that said no), and which attempt the committed run followed.
+ */
+export interface HeadroomOptions {
+  /** Everything of the episodes but the rehearsal: policy, environment factory, limits, temperature. */
+  episode: Omit<RehearsalEpisodeOptions, "rehearsal">;
+  /** The rehearsed runs' options (mode, n, memory, attempts' temperature…). */
+  rehearsal: RehearsalOptions;
+  /** Plain real runs per task at `sampleTemperature`. */
+  samples: number;
+  sampleTemperature: number;
+  /** Tasks measured at once. */
+  concurrency: number;
+}
+
+/** One task's measurements (exported for tests and for a report built from saved rows). */
+export interface HeadroomTaskRow {
+  taskId: string;
+  none: boolean;
+  rehearsed: boolean;
+  samples: boolean[];
+  /** Per rehearsed turn: the attempts' and the committed run's call signatures, and imagined errors. */
+  turns: { attempts: string[]; attemptErrors: number[]; committed: string; none: string }[];
+}
+
+export interface HeadroomReport {
+  tasks: number;
+  /** Success shares without rehearsal and with it. */
+  none: number;
+  rehearsed: number;
+  /** Tasks the rehearsal turned from failed to passed, and from passed to failed. */
+  helped: number;
+  hurt: number;
+  /** Plain runs at the attempts' temperature: mean success, and the share of tasks one of them passed. */
+  sample_success: number;
+  pass_at_samples: number;
+  /** Rehearsed turns measured, and the share whose attempts all made the same calls and ended alike. */
+  rehearsed_turns: number;
+  attempts_identical: number;
+  /** Mean number of different attempts per rehearsed turn. */
+  distinct_attempts: number;
+  /** Share of attempts with at least one imagined error result (a tool that said no). */
+  attempts_with_imagined_error: number;
+  /** Share of rehearsed turns whose committed run made the same calls as the run without rehearsal. */
+  committed_same_as_none: number;
+  /** … the same calls as one of the attempts, and as the most frequent attempt. */
+  committed_matches_an_attempt: number;
+  committed_matches_majority: number;
+  failures: { none: FailureCounts; rehearsed: FailureCounts };
+}
+
+/** A turn's calls (name and arguments, in order) and whether it ended with a reply to the user. */
+export function callSignature(calls: readonly ToolCallRecord[], replied: boolean): string {
+  const parts = calls.map((c) => `${c.call.name}${JSON.stringify(c.call.arguments)}`);
+  return `${parts.join(" ; ")} => ${replied ? "reply" : "no reply"}`;
+}
+
+/** An error result: refused by validation or the responder, or a JSON object with an `error` key. */
+export function isErrorResult(c: ToolCallRecord): boolean {
+  if (!c.ok) return true;
+  try {
+    const v: unknown = JSON.parse(c.result);
+    return typeof v === "object" && v !== null && !Array.isArray(v) && "error" in v;
+  } catch {
+    return false;
+  }
+}
+
+const attemptSignature = (a: RehearsalAttempt) => callSignature(a.calls, a.end === "replied");
+
+function turnSignature(ep: RehearsalEpisodeResult, turn: number): string {
+  return callSignature(
+    ep.calls.filter((c) => c.turn === turn),
+    ep.replies.length > turn,
+  );
+}
+
+function majority(xs: readonly string[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const x of xs) counts.set(x, (counts.get(x) ?? 0) + 1);
+  let best: string | undefined;
+  for (const [x, n] of counts) if (best === undefined || n > counts.get(best)!) best = x;
+  return best;
+}
+
+/** The report of measured rows (`failures` are added by `measureHeadroom`, which has the episodes). */
+export function headroomReport(rows: readonly HeadroomTaskRow[]): Omit<HeadroomReport, "failures"> {
+  const share = (k: number, n: number) => (n > 0 ? k / n : 0);
+  const count = <T>(xs: readonly T[], f: (x: T) => boolean) => xs.filter(f).length;
+  const turns = rows.flatMap((r) => r.turns);
+  const attempts = turns.reduce((a, t) => a + t.attempts.length, 0);
+  return {
+    tasks: rows.length,
+    none: share(
+      count(rows, (r) => r.none),
+      rows.length,
+    ),
+    rehearsed: share(
+      count(rows, (r) => r.rehearsed),
+      rows.length,
+    ),
+    helped: count(rows, (r) => !r.none && r.rehearsed),
+    hurt: count(rows, (r) => r.none && !r.rehearsed),
+    sample_success: share(
+      rows.reduce((a, r) => a + share(count(r.samples, Boolean), r.samples.length), 0),
+      rows.length,
+    ),
+    pass_at_samples: share(
+      count(rows, (r) => r.samples.some(Boolean)),
+      rows.length,
+    ),
+    rehearsed_turns: turns.length,
+    attempts_identical: share(
+      count(turns, (t) => new Set(t.attempts).size <= 1),
+      turns.length,
+    ),
+    distinct_attempts: share(
+      turns.reduce((a, t) => a + new Set(t.attempts).size, 0),
+      turns.length,
+    ),
+    attempts_with_imagined_error: share(
+      turns.reduce((a, t) => a + count(t.attemptErrors, (e) => e > 0), 0),
+      attempts,
+    ),
+    committed_same_as_none: share(
+      count(turns, (t) => t.committed === t.none),
+      turns.length,
+    ),
+    committed_matches_an_attempt: share(
+      count(turns, (t) => t.attempts.includes(t.committed)),
+      turns.length,
+    ),
+    committed_matches_majority: share(
+      count(turns, (t) => t.committed === majority(t.attempts)),
+      turns.length,
+    ),
+  };
+}
+
+/** Runs the three measurements on every task (a fresh real environment per run) and reports them. */
+export async function measureHeadroom(tasks: readonly Task[], o: HeadroomOptions): Promise<HeadroomReport> {
+  const measured = await mapConcurrent(tasks, Math.max(1, o.concurrency), async (task) => {
+    const none = await runEpisodeWithRehearsal(task, { ...o.episode, rehearsal: { mode: "none" } });
+    const rehearsed = await runEpisodeWithRehearsal(task, { ...o.episode, rehearsal: o.rehearsal });
+    const samples: boolean[] = [];
+    for (let i = 0; i < o.samples; i++) {
+      const plain = await runEpisodeWithRehearsal(task, {
+        ...o.episode,
+        temperature: o.sampleTemperature,
+        sample: i,
+        rehearsal: { mode: "none" },
+      });
+      samples.push(plain.success);
+    }
+    const row: HeadroomTaskRow = {
+      taskId: task.id,
+      none: none.success,
+      rehearsed: rehearsed.success,
+      samples,
+      turns: rehearsed.rehearsals.map((r) => ({
+        attempts: r.rehearsal.attempts.map(attemptSignature),
+        attemptErrors: r.rehearsal.attempts.map((a) => a.calls.filter(isErrorResult).length),
+        committed: turnSignature(rehearsed, r.turn),
+        none: turnSignature(none, r.turn),
+      })),
+    };
+    return { row, none, rehearsed };
+  });
+  return {
+    ...headroomReport(measured.map((m) => m.row)),
+    failures: {
+      none: countFailures(
+        tasks,
+        measured.map((m) => m.none),
+      ),
+      rehearsed: countFailures(
+        tasks,
+        measured.map((m) => m.rehearsed),
+      ),
+    },
+  };
+}

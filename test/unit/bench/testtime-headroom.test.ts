@@ -1,0 +1,163 @@
+import { describe, expect, it } from "vitest";
+import {
+  callSignature,
+  headroomReport,
+  isErrorResult,
+  measureHeadroom,
+  type HeadroomTaskRow,
+} from "../../../src/bench/testtime-headroom.js";
+import { TaskZ } from "../../../src/core/task.js";
+import type { ToolCallRecord } from "../../../src/rollout/types.js";
+import { ScriptedPolicy } from "../../../src/testing/index.js";
+import { goodActor, hasNote, OrderEnv, result, TOOLS } from "../testtime/fixtures.js";
+
+const record = (name: string, args: Record<string, unknown>, res: string, ok = true): ToolCallRecord => ({
+  turn: 0,
+  call: { id: "c", name, arguments: args },
+  result: res,
+  ok,
+  source: "rehearsal",
+});
+
+describe("callSignature and isErrorResult", () => {
+  it("tells calls, arguments and whether the turn replied apart", () => {
+    const a = record("get_order", { order_id: "A1" }, "{}");
+    const b = record("get_order", { order_id: "A2" }, "{}");
+    expect(callSignature([a], true)).not.toBe(callSignature([b], true));
+    expect(callSignature([a], true)).not.toBe(callSignature([a], false));
+    expect(callSignature([a, a], true)).not.toBe(callSignature([a], true));
+    expect(callSignature([a], true)).toBe(callSignature([{ ...a, result: "other" }], true));
+  });
+  it("counts refused calls and `error` objects, not results that merely mention an error", () => {
+    expect(isErrorResult(record("t", {}, '{"error":"order A9 not found"}'))).toBe(true);
+    expect(isErrorResult(record("t", {}, "INVALID_PARAMETERS", false))).toBe(true);
+    expect(isErrorResult(record("t", {}, '{"status":"error in shipping"}'))).toBe(false);
+    expect(isErrorResult(record("t", {}, '["error"]'))).toBe(false);
+    expect(isErrorResult(record("t", {}, "not json"))).toBe(false);
+  });
+});
+
+describe("headroomReport", () => {
+  const turn = (
+    attempts: string[],
+    committed: string,
+    none: string,
+    attemptErrors = attempts.map(() => 0),
+  ) => ({
+    attempts,
+    attemptErrors,
+    committed,
+    none,
+  });
+  const rows: HeadroomTaskRow[] = [
+    // helped: the attempts differed, one met an error, the committed run followed the other
+    {
+      taskId: "t1",
+      none: false,
+      rehearsed: true,
+      samples: [false, true],
+      turns: [turn(["x", "y", "y"], "y", "x", [1, 0, 0])],
+    },
+    // hurt: identical attempts, committed kept none's calls (the reply went wrong)
+    {
+      taskId: "t2",
+      none: true,
+      rehearsed: false,
+      samples: [true, true],
+      turns: [turn(["x", "x", "x"], "x", "x")],
+    },
+    // no sample passed
+    {
+      taskId: "t3",
+      none: false,
+      rehearsed: false,
+      samples: [false, false],
+      turns: [turn(["z", "x", "x"], "z", "z")],
+    },
+  ];
+  it("computes every share from the rows", () => {
+    expect(headroomReport(rows)).toEqual({
+      tasks: 3,
+      none: 1 / 3,
+      rehearsed: 1 / 3,
+      helped: 1,
+      hurt: 1,
+      sample_success: (0.5 + 1 + 0) / 3,
+      pass_at_samples: 2 / 3,
+      rehearsed_turns: 3,
+      attempts_identical: 1 / 3,
+      distinct_attempts: (2 + 1 + 2) / 3,
+      attempts_with_imagined_error: 1 / 9,
+      committed_same_as_none: 2 / 3,
+      committed_matches_an_attempt: 1,
+      committed_matches_majority: 2 / 3,
+    });
+  });
+  it("reports zeros, not NaN, for no tasks", () => {
+    const empty = headroomReport([]);
+    expect(Object.values(empty).every((v) => v === 0)).toBe(true);
+  });
+});
+
+describe("measureHeadroom on a scripted policy", () => {
+  const task = TaskZ.parse({
+    id: "order-1",
+    domain: "retail",
+    system: "You are a retail agent.",
+    tools: TOOLS,
+    user_turns: ["Where is order A1?"],
+    checklists: [
+      [
+        [
+          { question: "looked up A1", rule: { call: "get_order", args: { order_id: "A1" } } },
+          { question: "said pending", rule: { reply_contains: ["pending"] } },
+        ],
+      ],
+    ],
+  });
+
+  it("finds the task a note hurt, the imagined error, and which run the committed one followed", async () => {
+    // Reads a note and then states a wrong fact (what the demo's small actor does); without a note it
+    // is right. The first imagined lookup answers "not found", the second the real status.
+    const policy = new ScriptedPolicy({
+      act: [
+        (r) => (hasNote(r) && r.messages.at(-1)?.role === "tool" ? "Order A1 is shipped." : goodActor(r)),
+      ],
+      rehearse: [
+        (_r, info) =>
+          info.index === 0
+            ? result({ error: "order A1 not found" })
+            : result({ order_id: "A1", status: "pending" }),
+      ],
+      repeatLast: true,
+    });
+    const report = await measureHeadroom([task], {
+      episode: { policy, envFactory: () => new OrderEnv() },
+      rehearsal: { mode: "sequential", n: 2, memory: "digest", promptVariant: "compact" },
+      samples: 3,
+      sampleTemperature: 0.5,
+      concurrency: 1,
+    });
+    expect(report).toMatchObject({
+      tasks: 1,
+      none: 1,
+      rehearsed: 0,
+      helped: 0,
+      hurt: 1,
+      sample_success: 1,
+      pass_at_samples: 1,
+      rehearsed_turns: 1,
+      attempts_identical: 1,
+      distinct_attempts: 1,
+      attempts_with_imagined_error: 0.5,
+      committed_same_as_none: 1,
+      committed_matches_an_attempt: 1,
+      committed_matches_majority: 1,
+    });
+    expect(report.failures.none).toMatchObject({ episodes: 1, reply_fact: 0 });
+    expect(report.failures.rehearsed).toMatchObject({ episodes: 1, reply_fact: 1 });
+    // 1 none + 2 attempts + 1 committed + 3 samples: plain runs sample at the given temperature
+    const temps = policy.callsFor("act").map((c) => c.request.temperature);
+    expect(temps.filter((t) => t === 0.5)).toHaveLength(3 * 2);
+  });
+});
