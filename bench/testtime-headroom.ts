@@ -15,12 +15,11 @@
  */
 import { existsSync } from "node:fs";
 import { measureHeadroom } from "../src/bench/testtime-headroom.js";
-import { buildDemoData } from "../src/demo/data.js";
-import { EVAL_DECODING } from "../src/demo/evaluate.js";
+import { buildDemoData, spread } from "../src/demo/data.js";
 import { FULL_PLAN } from "../src/demo/layout.js";
 import { withCompactTools } from "../src/demo/policy-view.js";
+import { testTimeEpisode, testTimeRehearsal } from "../src/demo/testtime-rows.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
-import { createToolworldEnv } from "../src/envs/toolworld/index.js";
 import { boundedChatModel } from "../src/rollout/bounded-model.js";
 
 const argv = process.argv.slice(2);
@@ -48,32 +47,18 @@ const json = argv.includes("--json");
 
 const all = buildDemoData(FULL_PLAN, seed).eval.envless;
 const n = Math.min(all.length, int("tasks", all.length, 1));
-const tasks = Array.from({ length: n }, (_, i) => all[Math.floor((i * all.length) / n)]!);
+const tasks = spread(all, n);
 
 const worker = await startWorker({ model, port: 0 });
 try {
   const started = Date.now();
   if (!json) process.stderr.write(`measuring ${n} tasks of seed ${seed} (${model})…\n`);
   const report = await measureHeadroom(tasks, {
-    episode: {
-      policy: boundedChatModel(withCompactTools(worker.client.chatModel()), FULL_PLAN.concurrency),
-      envFactory: (t) => createToolworldEnv(t),
-      temperature: EVAL_DECODING.temperature,
-      maxTokens: EVAL_DECODING.maxTokens,
-      maxAssistantTurns: EVAL_DECODING.maxAssistantTurns,
-      maxParallelCalls: EVAL_DECODING.maxParallelCalls,
-      contextBudgetTokens: 2048,
-    },
-    // the demo's test-time rows (src/demo/testtime-rows.ts)
-    rehearsal: {
-      mode: "parallel",
-      n: attempts,
-      memory: "digest",
-      promptVariant: "compact",
-      maxTokensPerCall: EVAL_DECODING.maxTokens,
-      maxStepsPerAttempt: EVAL_DECODING.maxAssistantTurns,
-      temperature,
-    },
+    // exactly the demo's test-time rows (src/demo/testtime-rows.ts)
+    episode: testTimeEpisode(
+      boundedChatModel(withCompactTools(worker.client.chatModel()), FULL_PLAN.concurrency),
+    ),
+    rehearsal: testTimeRehearsal("parallel", attempts, temperature),
     samples,
     sampleTemperature: temperature,
     concurrency: 2,

@@ -214,3 +214,9 @@ export function pyJson(value: unknown): string {
   }
   return JSON.stringify(value);
 }
+
+/** `n` tasks spread evenly over `tasks` (both env-less domains, not just the first). */
+export function spread<T>(tasks: readonly T[], n: number): T[] {
+  if (tasks.length <= n) return [...tasks];
+  return Array.from({ length: n }, (_, i) => tasks[Math.floor((i * tasks.length) / n)]!);
+}

@@ -3,7 +3,7 @@ import type { TestTimeRow } from "../report/results.js";
 import type { ArmRun } from "./aggregate.js";
 import type { ArmSpec } from "./arms.js";
 import type { CopyCheckScore } from "./copy-check.js";
-import { buildDemoData } from "./data.js";
+import { buildDemoData, spread } from "./data.js";
 import { evaluateArm } from "./evaluate-arm.js";
 import type { DemoPlan } from "./layout.js";
 import type { DemoEvent } from "./pipeline.js";
@@ -139,10 +139,4 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
     }
   }
   return result;
-}
-
-/** `n` tasks spread evenly over `tasks` (both env-less domains, not just the first). */
-function spread<T>(tasks: readonly T[], n: number): T[] {
-  if (tasks.length <= n) return [...tasks];
-  return Array.from({ length: n }, (_, i) => tasks[Math.floor((i * tasks.length) / n)]!);
 }

@@ -4,9 +4,41 @@ import type { Task } from "../core/task.js";
 import { createToolworldEnv } from "../envs/toolworld/index.js";
 import type { TestTimeRow } from "../report/results.js";
 import { meanCI } from "../report/stats.js";
-import { runEpisodeWithRehearsal } from "../testtime/episode.js";
+import { runEpisodeWithRehearsal, type RehearsalEpisodeOptions } from "../testtime/episode.js";
 import type { RehearsalOptions } from "../testtime/types.js";
 import { EVAL_DECODING } from "./evaluate.js";
+
+/**
+ * The demo's test-time rehearsal options for one mode (`none`, or `n` attempts condensed into a
+ * digest note), its attempts sampled at `attemptTemperature`.
+ */
+export function testTimeRehearsal(
+  mode: RehearsalOptions["mode"],
+  n: number,
+  attemptTemperature: number,
+): RehearsalOptions {
+  return {
+    mode,
+    ...(mode === "none" ? {} : { n, memory: "digest" as const }),
+    promptVariant: "compact",
+    maxTokensPerCall: EVAL_DECODING.maxTokens,
+    maxStepsPerAttempt: EVAL_DECODING.maxAssistantTurns,
+    temperature: attemptTemperature,
+  };
+}
+
+/** Everything of a test-time episode but its rehearsal: evaluation decoding, the real toolworld. */
+export function testTimeEpisode(policy: ChatModel): Omit<RehearsalEpisodeOptions, "rehearsal"> {
+  return {
+    policy,
+    envFactory: (t) => createToolworldEnv(t),
+    temperature: EVAL_DECODING.temperature,
+    maxTokens: EVAL_DECODING.maxTokens,
+    maxAssistantTurns: EVAL_DECODING.maxAssistantTurns,
+    maxParallelCalls: EVAL_DECODING.maxParallelCalls,
+    contextBudgetTokens: 2048,
+  };
+}
 
 /**
  * Test-time private rehearsal rows (issue 6 in the demo's table): the policy rehearses each user
@@ -24,41 +56,20 @@ export async function testTimeRows(
   /** Sampling temperature of the imagined attempts (acting and rehearsing). */
   attemptTemperature = 1,
 ): Promise<TestTimeRow[]> {
-  const modes: RehearsalOptions[] = [
-    { mode: "none" },
-    { mode: "parallel", n, memory: "digest" },
-    { mode: "sequential", n, memory: "digest" },
-  ];
   const rows: TestTimeRow[] = [];
-  for (const rehearsal of modes) {
-    const options: RehearsalOptions = {
-      ...rehearsal,
-      promptVariant: "compact",
-      maxTokensPerCall: EVAL_DECODING.maxTokens,
-      maxStepsPerAttempt: EVAL_DECODING.maxAssistantTurns,
-      temperature: attemptTemperature,
-    };
+  for (const mode of ["none", "parallel", "sequential"] as const) {
+    const rehearsal = testTimeRehearsal(mode, n, attemptTemperature);
     const results = await mapConcurrent(
       tasks,
       Math.max(1, Math.floor(concurrency / Math.max(1, n))),
-      (task) =>
-        runEpisodeWithRehearsal(task, {
-          policy,
-          envFactory: (t) => createToolworldEnv(t),
-          rehearsal: options,
-          temperature: EVAL_DECODING.temperature,
-          maxTokens: EVAL_DECODING.maxTokens,
-          maxAssistantTurns: EVAL_DECODING.maxAssistantTurns,
-          maxParallelCalls: EVAL_DECODING.maxParallelCalls,
-          contextBudgetTokens: 2048,
-        }),
+      (task) => runEpisodeWithRehearsal(task, { ...testTimeEpisode(policy), rehearsal }),
     );
     const success = meanCI(results.map((r) => (r.success ? 1 : 0)));
     rows.push({
       policy: policyName,
-      mode: rehearsal.mode,
-      n: rehearsal.mode === "none" ? 0 : n,
-      ...(rehearsal.mode === "none" ? {} : { memory: "digest" }),
+      mode,
+      n: mode === "none" ? 0 : n,
+      ...(mode === "none" ? {} : { memory: "digest" }),
       success: { mean: success.mean, ci95: Number.isNaN(success.ci95) ? null : success.ci95, n: success.n },
       real_calls_during_rehearsal: results.reduce((a, r) => a + r.rehearsal.realCallsDuringRehearsal, 0),
       rehearsal_tokens_per_task:
