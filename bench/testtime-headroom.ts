@@ -11,7 +11,8 @@
  * (its `parallel` row; attempts at `--temperature`, default the demo's), and `--samples` plain runs
  * at that temperature. Prints `measureHeadroom`'s report (src/bench/testtime-headroom.ts):
  * pass_at_samples − none bounds what choosing among the policy's own tries could gain; the attempt
- * figures say whether the rehearsal showed anything to choose from.
+ * figures say whether the rehearsal showed anything to choose from, and the replays of imagined
+ * refusals in the real environment how often what it showed was true.
  */
 import { existsSync } from "node:fs";
 import { measureHeadroom } from "../src/bench/testtime-headroom.js";
@@ -85,6 +86,10 @@ try {
     console.log(
       `  rehearsed turns ${report.rehearsed_turns}: attempts identical ${pct(report.attempts_identical)}, ` +
         `distinct ${report.distinct_attempts.toFixed(2)}, attempts with an imagined error ${pct(report.attempts_with_imagined_error)}`,
+    );
+    console.log(
+      `  imagined refusals replayed in the real environment: ${report.imagined_errors_replayed}, ` +
+        `the real tool refused too: ${pct(report.imagined_errors_confirmed)}`,
     );
     console.log(
       `  committed run: same calls as none ${pct(report.committed_same_as_none)}, ` +

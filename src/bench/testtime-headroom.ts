@@ -8,6 +8,9 @@ import {
 } from "../testtime/episode.js";
 import type { RehearsalAttempt, RehearsalOptions } from "../testtime/types.js";
 import { countFailures, type FailureCounts } from "./failure-kinds.js";
+import { isErrorResult, replayImaginedError, type ErrorReplay } from "./imagined-error-replay.js";
+
+export { isErrorResult };
 
 /**
  * Can test-time rehearsal help this policy on these tasks, and where does it lose? (issue 11: the
@@ -16,7 +19,8 @@ import { countFailures, type FailureCounts } from "./failure-kinds.js";
  * `samples` plain real runs at the attempts' temperature — their best (pass@samples) bounds what
  * choosing among the policy's own tries could reach — and, per rehearsed turn, whether the attempts
  * differed at all, whether an imagined result was an error (the one kind of news a rehearsal
- * brings: a tool that said no), and which attempt the committed run followed.
+ * brings: a tool that said no) and whether the real tool said no too (`replayImaginedError`), and
+ * which attempt the committed run followed.
  */
 export interface HeadroomOptions {
   /** Everything of the episodes but the rehearsal: policy, environment factory, limits, temperature. */
@@ -37,7 +41,14 @@ export interface HeadroomTaskRow {
   rehearsed: boolean;
   samples: boolean[];
   /** Per rehearsed turn: the attempts' and the committed run's call signatures, and imagined errors. */
-  turns: { attempts: string[]; attemptErrors: number[]; committed: string; none: string }[];
+  turns: {
+    attempts: string[];
+    attemptErrors: number[];
+    /** Per attempt that imagined a tool refusing: did the real tool refuse that call too? */
+    errorReplays: ErrorReplay[];
+    committed: string;
+    none: string;
+  }[];
 }
 
 export interface HeadroomReport {
@@ -58,6 +69,9 @@ export interface HeadroomReport {
   distinct_attempts: number;
   /** Share of attempts with at least one imagined error result (a tool that said no). */
   attempts_with_imagined_error: number;
+  /** Attempts whose imagined refusal was replayed in the real environment, and the share it confirmed. */
+  imagined_errors_replayed: number;
+  imagined_errors_confirmed: number;
   /** Share of rehearsed turns whose committed run made the same calls as the run without rehearsal. */
   committed_same_as_none: number;
   /** … the same calls as one of the attempts, and as the most frequent attempt. */
@@ -70,17 +84,6 @@ export interface HeadroomReport {
 export function callSignature(calls: readonly ToolCallRecord[], replied: boolean): string {
   const parts = calls.map((c) => `${c.call.name}${JSON.stringify(c.call.arguments)}`);
   return `${parts.join(" ; ")} => ${replied ? "reply" : "no reply"}`;
-}
-
-/** An error result: refused by validation or the responder, or a JSON object with an `error` key. */
-export function isErrorResult(c: ToolCallRecord): boolean {
-  if (!c.ok) return true;
-  try {
-    const v: unknown = JSON.parse(c.result);
-    return typeof v === "object" && v !== null && !Array.isArray(v) && "error" in v;
-  } catch {
-    return false;
-  }
 }
 
 const attemptSignature = (a: RehearsalAttempt) => callSignature(a.calls, a.end === "replied");
@@ -106,6 +109,7 @@ export function headroomReport(rows: readonly HeadroomTaskRow[]): Omit<HeadroomR
   const count = <T>(xs: readonly T[], f: (x: T) => boolean) => xs.filter(f).length;
   const turns = rows.flatMap((r) => r.turns);
   const attempts = turns.reduce((a, t) => a + t.attempts.length, 0);
+  const replays = turns.flatMap((t) => t.errorReplays);
   return {
     tasks: rows.length,
     none: share(
@@ -139,6 +143,11 @@ export function headroomReport(rows: readonly HeadroomTaskRow[]): Omit<HeadroomR
       turns.reduce((a, t) => a + count(t.attemptErrors, (e) => e > 0), 0),
       attempts,
     ),
+    imagined_errors_replayed: replays.length,
+    imagined_errors_confirmed: share(
+      count(replays, (r) => r === "confirmed"),
+      replays.length,
+    ),
     committed_same_as_none: share(
       count(turns, (t) => t.committed === t.none),
       turns.length,
@@ -169,17 +178,31 @@ export async function measureHeadroom(tasks: readonly Task[], o: HeadroomOptions
       });
       samples.push(plain.success);
     }
+    const turns: HeadroomTaskRow["turns"] = [];
+    for (const r of rehearsed.rehearsals) {
+      const errorReplays: ErrorReplay[] = [];
+      // only a rehearsal before the turn's first real call starts from a known real state
+      if (r.step === 0) {
+        const before = rehearsed.calls.filter((c) => c.turn < r.turn);
+        for (const a of r.rehearsal.attempts) {
+          const replay = await replayImaginedError(task, o.episode.envFactory, before, a);
+          if (replay) errorReplays.push(replay);
+        }
+      }
+      turns.push({
+        attempts: r.rehearsal.attempts.map(attemptSignature),
+        attemptErrors: r.rehearsal.attempts.map((a) => a.calls.filter(isErrorResult).length),
+        errorReplays,
+        committed: turnSignature(rehearsed, r.turn),
+        none: turnSignature(none, r.turn),
+      });
+    }
     const row: HeadroomTaskRow = {
       taskId: task.id,
       none: none.success,
       rehearsed: rehearsed.success,
       samples,
-      turns: rehearsed.rehearsals.map((r) => ({
-        attempts: r.rehearsal.attempts.map(attemptSignature),
-        attemptErrors: r.rehearsal.attempts.map((a) => a.calls.filter(isErrorResult).length),
-        committed: turnSignature(rehearsed, r.turn),
-        none: turnSignature(none, r.turn),
-      })),
+      turns,
     };
     return { row, none, rehearsed };
   });

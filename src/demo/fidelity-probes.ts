@@ -64,12 +64,14 @@ async function scoreProbes(
   policy: ChatModel,
   probes: readonly RehearsalProbe[],
   concurrency: number,
-): Promise<FidelityScore[]> {
+): Promise<{ score: FidelityScore; rehearsed: unknown }[]> {
   return mapConcurrent(probes, concurrency, async (p) => {
     const messages = buildRehearsalPrompt({ ...p, variant: "compact" });
     const out = await policy.chat({ messages, temperature: 0, maxTokens: EVAL_DECODING.maxTokens });
     const parsed = parseExecutionResult(out.samples[0]?.text ?? "");
-    return parsed.ok ? fidelity(parsed.value, p.real) : { exact: false, f1: 0 };
+    return parsed.ok
+      ? { score: fidelity(parsed.value, p.real), rehearsed: parsed.value }
+      : { score: { exact: false, f1: 0 }, rehearsed: undefined };
   });
 }
 
@@ -123,6 +125,9 @@ export function ownCallProbes(tasks: readonly Task[], episodes: readonly Episode
 export interface ScoredProbe {
   tool: string;
   score: FidelityScore;
+  probe: RehearsalProbe;
+  /** The rehearsed result as parsed (undefined: no result could be parsed). */
+  rehearsed: unknown;
 }
 
 /**
@@ -137,8 +142,8 @@ export async function probeFidelity(
   opts: FidelityOptions,
 ): Promise<ScoredProbe[]> {
   const picked = selectProbes(probes, opts);
-  const scores = await scoreProbes(policy, picked, opts.concurrency);
-  return picked.map((p, i) => ({ tool: p.call.name, score: scores[i]! }));
+  const scored = await scoreProbes(policy, picked, opts.concurrency);
+  return picked.map((p, i) => ({ tool: p.call.name, probe: p, ...scored[i]! }));
 }
 
 /** Exact matches (`hits`) and probes (`n`) per tool: which calls a fidelity figure loses (sorted by tool). */

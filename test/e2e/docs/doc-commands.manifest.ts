@@ -102,7 +102,12 @@ export const DOC_COMMANDS: Record<string, DocCommandEntry> = {
   "npm run -s bench:testtime-headroom -- --model DIR --seed S --json": {
     kind: "script",
     script: "bench:testtime-headroom",
-    why: "needs a trained demo model (a demo run's checkpoint) and ~5 min of both cores",
+    why: "needs a trained demo model (a demo run's checkpoint) and ~5 min of both cores; test/e2e/bench/diagnostics-cli.test.ts runs it on a saved tiny model",
+  },
+  "npm run -s bench:rehearser-misses -- --model DIR --seed S --json": {
+    kind: "script",
+    script: "bench:rehearser-misses",
+    why: "needs a trained demo model (a demo run's checkpoint); test/e2e/bench/diagnostics-cli.test.ts runs it on a saved tiny model",
   },
   // examples/README.md: the test runs the example through the CLI shortened to 2 steps, then
   // --resume's it to a third

@@ -6,6 +6,10 @@ import {
   measureHeadroom,
   type HeadroomTaskRow,
 } from "../../../src/bench/testtime-headroom.js";
+import { replayImaginedError, type ErrorReplay } from "../../../src/bench/imagined-error-replay.js";
+import type { ToolCall } from "../../../src/core/messages.js";
+import type { ToolResult } from "../../../src/core/tools.js";
+import type { RehearsalAttempt } from "../../../src/testtime/types.js";
 import { TaskZ } from "../../../src/core/task.js";
 import type { ToolCallRecord } from "../../../src/rollout/types.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
@@ -43,9 +47,11 @@ describe("headroomReport", () => {
     committed: string,
     none: string,
     attemptErrors = attempts.map(() => 0),
+    errorReplays: ErrorReplay[] = [],
   ) => ({
     attempts,
     attemptErrors,
+    errorReplays,
     committed,
     none,
   });
@@ -56,7 +62,7 @@ describe("headroomReport", () => {
       none: false,
       rehearsed: true,
       samples: [false, true],
-      turns: [turn(["x", "y", "y"], "y", "x", [1, 0, 0])],
+      turns: [turn(["x", "y", "y"], "y", "x", [1, 0, 0], ["false_alarm"])],
     },
     // hurt: identical attempts, committed kept none's calls (the reply went wrong)
     {
@@ -72,7 +78,7 @@ describe("headroomReport", () => {
       none: false,
       rehearsed: false,
       samples: [false, false],
-      turns: [turn(["z", "x", "x"], "z", "z")],
+      turns: [turn(["z", "x", "x"], "z", "z", [1, 1, 0], ["confirmed", "false_alarm"])],
     },
   ];
   it("computes every share from the rows", () => {
@@ -87,7 +93,9 @@ describe("headroomReport", () => {
       rehearsed_turns: 3,
       attempts_identical: 1 / 3,
       distinct_attempts: (2 + 1 + 2) / 3,
-      attempts_with_imagined_error: 1 / 9,
+      attempts_with_imagined_error: 3 / 9,
+      imagined_errors_replayed: 3,
+      imagined_errors_confirmed: 1 / 3,
       committed_same_as_none: 2 / 3,
       committed_matches_an_attempt: 1,
       committed_matches_majority: 2 / 3,
@@ -150,6 +158,9 @@ describe("measureHeadroom on a scripted policy", () => {
       attempts_identical: 1,
       distinct_attempts: 1,
       attempts_with_imagined_error: 0.5,
+      // the real A1 exists: the imagined "not found" was the rehearser's mistake
+      imagined_errors_replayed: 1,
+      imagined_errors_confirmed: 0,
       committed_same_as_none: 1,
       committed_matches_an_attempt: 1,
       committed_matches_majority: 1,
@@ -159,5 +170,72 @@ describe("measureHeadroom on a scripted policy", () => {
     // 1 none + 2 attempts + 1 committed + 3 samples: plain runs sample at the given temperature
     const temps = policy.callsFor("act").map((c) => c.request.temperature);
     expect(temps.filter((t) => t === 0.5)).toHaveLength(3 * 2);
+  });
+});
+
+describe("replayImaginedError", () => {
+  /** Orders that `delete_order` removes; a lookup of a removed order is refused. */
+  class DeletingEnv extends OrderEnv {
+    executed: string[] = [];
+    override async call(c: ToolCall): Promise<ToolResult> {
+      this.executed.push(`${c.name}:${String(c.arguments.order_id)}`);
+      if (c.name === "delete_order") {
+        delete this.orders[String(c.arguments.order_id)];
+        return { ok: true, content: '{"deleted":true}' };
+      }
+      return super.call(c);
+    }
+  }
+  const envs: DeletingEnv[] = [];
+  const factory = () => {
+    const e = new DeletingEnv();
+    envs.push(e);
+    return e;
+  };
+  const task = TaskZ.parse({
+    id: "t",
+    domain: "retail",
+    system: "s",
+    tools: TOOLS,
+    user_turns: ["u"],
+    checklists: [[[{ question: "q", rule: { call: "get_order" } }]]],
+  });
+  const rec = (name: string, res: string, source: ToolCallRecord["source"] = "rehearsal", ok = true) => ({
+    ...record(name, { order_id: "A1" }, res, ok),
+    source,
+  });
+  const attempt = (calls: ToolCallRecord[]): RehearsalAttempt => ({
+    index: 0,
+    calls,
+    end: "replied",
+    reply: "r",
+  });
+  const notFound = '{"error":"order A1 not found"}';
+
+  it("replays the real calls before the turn: a refusal true only after them is confirmed", async () => {
+    const deleted = [rec("delete_order", '{"deleted":true}', "real")];
+    const a = attempt([rec("get_order", notFound)]);
+    expect(await replayImaginedError(task, factory, deleted, a)).toBe("confirmed");
+    expect(await replayImaginedError(task, factory, [], a)).toBe("false_alarm");
+    expect(envs.at(-2)!.executed).toEqual(["delete_order:A1", "get_order:A1"]);
+  });
+  it("replays the attempt's own calls up to its first imagined refusal, skipping ones validation refused", async () => {
+    const a = attempt([
+      rec("get_order", "INVALID_PARAMETERS", "validation", false),
+      rec("delete_order", '{"deleted":true}'),
+      rec("get_order", notFound),
+      rec("cancel_order", notFound),
+    ]);
+    expect(await replayImaginedError(task, factory, [], a)).toBe("confirmed");
+    expect(envs.at(-1)!.executed).toEqual(["delete_order:A1", "get_order:A1"]);
+  });
+  it("is undefined for an attempt whose tools never said no (a validation refusal is the actor's, not a tool's)", async () => {
+    const before = envs.length;
+    const a = attempt([
+      rec("get_order", '{"status":"pending"}'),
+      rec("get_order", "bad", "validation", false),
+    ]);
+    expect(await replayImaginedError(task, factory, [], a)).toBeUndefined();
+    expect(envs.length).toBe(before);
   });
 });

@@ -1,0 +1,75 @@
+/**
+ * Diagnostic: why a demo model's rehearser gets unseen calls wrong (issue 11).
+ *
+ *   npm run bench:rehearser-misses -- --model DIR [--seed 0] [--max N] [--json]
+ *
+ * DIR is a saved demo model (an arm's `runs/<run>/arms/<arm>/checkpoints/step-N/model` or an SFT
+ * checkpoint under `runs/cache`). The probes are the seed's env-less evaluation tasks' recorded calls
+ * whose answers no prompt shows (the held-out half of the demo's `fidelity_unseen`; `--max N` spread
+ * over the domains, default all), rehearsed greedily as the demo scores them. Each miss is classified
+ * against the seed's training logs (`src/demo/rehearser-misses.ts`): another world's answer to the
+ * same call, a call these logs never show in this world, a logged call missed, or unparsed.
+ */
+import { existsSync } from "node:fs";
+import { buildDemoData } from "../src/demo/data.js";
+import { fidelityByTool, probeFidelity, recordedProbes } from "../src/demo/fidelity-probes.js";
+import { FULL_PLAN } from "../src/demo/layout.js";
+import { loggedAnswers, missesOf, missReport } from "../src/demo/rehearser-misses.js";
+import { startWorker } from "../src/engines/worker-supervisor.js";
+
+const argv = process.argv.slice(2);
+const opt = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const fail = (message: string): never => {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+};
+const int = (name: string, dflt: number, min: number): number => {
+  const v = Number(opt(name) ?? dflt);
+  return Number.isInteger(v) && v >= min ? v : fail(`--${name} must be an integer ≥ ${min}`);
+};
+
+const model = opt("model") ?? fail("--model DIR is required (a saved demo model directory)");
+if (!existsSync(`${model}/config.json`)) fail(`--model ${model}: no config.json there (not a saved model)`);
+const seed = int("seed", 0, 0);
+const max = int("max", Number.MAX_SAFE_INTEGER, 1);
+const json = argv.includes("--json");
+
+const data = buildDemoData(FULL_PLAN, seed);
+const logs = loggedAnswers(Object.values(data.train).flat());
+const probes = recordedProbes(data.eval.envless);
+
+const worker = await startWorker({ model, port: 0 });
+try {
+  const started = Date.now();
+  const scored = await probeFidelity(worker.client.chatModel(), probes, {
+    max,
+    concurrency: FULL_PLAN.concurrency,
+    unseenOnly: true,
+  });
+  const report = missReport(scored.length, missesOf(scored), logs);
+  const out = {
+    model,
+    seed,
+    minutes: (Date.now() - started) / 60000,
+    ...report,
+    by_tool_hits: fidelityByTool(scored),
+  };
+  if (json) process.stdout.write(`${JSON.stringify(out)}\n`);
+  else {
+    console.log(`unseen recorded calls ${report.probes}: ${report.misses} missed`);
+    for (const [kind, n] of Object.entries(report.by_kind)) console.log(`  ${kind.padEnd(18)} ${n}`);
+    for (const [tool, kinds] of Object.entries(report.by_tool))
+      console.log(`  ${tool}: ${JSON.stringify(kinds)}`);
+    for (const [kind, misses] of Object.entries(report.examples))
+      for (const m of misses)
+        console.log(
+          `  e.g. ${kind}: ${m.world} ${m.call.name} ${JSON.stringify(m.call.arguments)} → ` +
+            `said ${JSON.stringify(m.rehearsed)}, real ${JSON.stringify(m.real)}`,
+        );
+  }
+} finally {
+  await worker.stop();
+}

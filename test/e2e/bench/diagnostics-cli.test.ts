@@ -1,0 +1,106 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { startWorker } from "../../../src/engines/index.js";
+import { generateTasks, toolworldCorpus } from "../../../src/envs/toolworld/index.js";
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, "../../..");
+
+/** Runs a bench runner as `npm run bench:*` does (tsx), returning its exit code, stdout and stderr. */
+async function bench(script: string, args: string[]) {
+  try {
+    const { stdout, stderr } = await run("npx", ["tsx", join("bench", script), ...args], {
+      cwd: root,
+      timeout: 300_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: err.code ?? -1, stdout: err.stdout ?? "", stderr: err.stderr ?? "" };
+  }
+}
+
+// A saved (untrained) tiny model: what a demo run's checkpoint directory holds, for the runners.
+let model: string;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), "envace-diag-"));
+  const corpus = join(dir, "corpus.txt");
+  writeFileSync(
+    corpus,
+    toolworldCorpus(generateTasks({ domain: "bank", seed: 1, count: 8, split: "train" })),
+  );
+  const worker = await startWorker({ init: { corpus, size: "xs", seed: 1 }, port: 0, checkpointRoot: dir });
+  try {
+    await worker.client.save("saved", { optimizer: false });
+  } finally {
+    await worker.stop();
+  }
+  model = [join(dir, "saved", "model"), join(dir, "saved")].find((d) => existsSync(join(d, "config.json")))!;
+  expect(model).toBeDefined();
+}, 300_000);
+
+describe("bench:rehearser-misses", () => {
+  it("classifies every miss of a saved model on a seed's unseen calls (--json)", async () => {
+    const r = await bench("rehearser-misses.ts", ["--model", model, "--seed", "0", "--max", "6", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      probes: number;
+      misses: number;
+      by_kind: Record<string, number>;
+      by_tool_hits: Record<string, { hits: number; n: number }>;
+    };
+    expect(out.probes).toBe(6);
+    expect(Object.values(out.by_kind).reduce((a, b) => a + b, 0)).toBe(out.misses);
+    const hits = Object.values(out.by_tool_hits).reduce((a, t) => a + t.hits, 0);
+    expect(out.misses).toBe(6 - hits);
+  });
+
+  it.each([
+    [[], "--model DIR is required"],
+    [["--model", "/nonexistent"], "no config.json"],
+  ])("exits 2 with a message on bad input %j", async (args, message) => {
+    const r = await bench("rehearser-misses.ts", args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  it("refuses --max 0", async () => {
+    const r = await bench("rehearser-misses.ts", ["--model", model, "--max", "0"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--max must be an integer ≥ 1");
+  });
+});
+
+describe("bench:testtime-headroom", () => {
+  it("measures a saved model on two tasks, replaying its imagined refusals (--json)", async () => {
+    const r = await bench("testtime-headroom.ts", [
+      "--model",
+      model,
+      "--tasks",
+      "2",
+      "--attempts",
+      "2",
+      "--samples",
+      "1",
+      "--json",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<string, number>;
+    expect(out.tasks).toBe(2);
+    expect(out.imagined_errors_replayed).toBeGreaterThanOrEqual(0);
+    expect(out.imagined_errors_confirmed).toBeGreaterThanOrEqual(0);
+    expect(out.imagined_errors_confirmed).toBeLessThanOrEqual(1);
+    expect(out.rehearsed_turns).toBeGreaterThan(0);
+  });
+
+  it("exits 2 without a model", async () => {
+    const r = await bench("testtime-headroom.ts", ["--tasks", "2"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--model DIR is required");
+  });
+});
