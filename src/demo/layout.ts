@@ -21,6 +21,11 @@ export interface DemoExperiments {
   /** Share of results in SFT notes swapped for another task's (default 0). */
   sftNoteNoise?: number;
   /**
+   * Share of training tasks that add one SFT rehearsing example of a lookup logged in another world,
+   * answered by the task's world (`tenantContrast` in `sft-data.ts`; default 0).
+   */
+  sftTenantContrasts?: number;
+  /**
    * Added to the seed of the RL stage only (sampling, task order), not of the data or SFT:
    * repeats of one arm from one SFT checkpoint, to measure how much an RL run alone varies.
    */

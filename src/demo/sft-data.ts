@@ -15,7 +15,9 @@ import { withToolIndex } from "./policy-view.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { withLoggedNote } from "./rehearsal-notes.js";
 import { LENT_TASKS } from "./data.js";
-import { callKey, tasksByWorld, worldmates } from "./worlds.js";
+import { callKey, tasksByWorld, worldKey, worldmates } from "./worlds.js";
+import { canonicalJson } from "../core/canonical-json.js";
+import type { ToolCall } from "../core/messages.js";
 import { aliasMap, renameNames } from "./tool-aliases.js";
 import { entityCoverage } from "./entity-coverage.js";
 import { copyDrills } from "./copy-drills.js";
@@ -54,6 +56,8 @@ export function demoSftExamples(
     copyDrills?: (Parameters<typeof copyDrills>[1] & { stream: number })[];
     /** Share of tasks that add one listing of their world from a data snapshot (`snapshotListing`; default 0). */
     snapshotListings?: number;
+    /** Share of tasks that add one call logged in another world, answered by theirs (`tenantContrast`; default 0). */
+    tenantContrasts?: number;
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
@@ -122,6 +126,15 @@ export function demoSftExamples(
       if (ex) rehearse.push(ex);
     }
   }
+  // Their own stream too: contrasts leave every other example as it was.
+  if (opts.tenantContrasts) {
+    const contrastRand = mulberry32(seed ^ 0xc047);
+    for (const task of tasks) {
+      if (contrastRand() >= opts.tenantContrasts) continue;
+      const ex = tenantContrast(task, byWorld, contrastRand);
+      if (ex) rehearse.push(ex);
+    }
+  }
   // Their own stream, after every other draw: drills leave the rest of the data as it was.
   for (const drill of opts.copyDrills ?? [])
     act.push(...copyDrills(act, drill, mulberry32(seed ^ drill.stream)));
@@ -156,6 +169,60 @@ export function snapshotListing(
     rawActMessage: renderAssistantText("", [call]),
     call,
     result: toolworldResultValue(env.callSync(call)),
+    variant: "compact",
+  });
+}
+
+/** Draws of another world's logged call `tenantContrast` makes, looking for one this world answers differently. */
+const CONTRAST_DRAWS = 8;
+
+/**
+ * A lookup logged in *another* world of `task`'s domain, as `task`'s world (its data snapshot)
+ * answers it, under `task`'s tenant line with its worldmates' logs as evidence (the identical call
+ * left out). Why: a call's logs mostly come from one world (an entity's tasks are where it exists),
+ * so a rehearser that ignores the tenant line loses little in training, and measured it does
+ * (`bench:rehearser-misses`, seeds 1/3: the answer changes with the tenant on 7% of unseen calls;
+ * 35 of 78 misses are another world's or tool's answer). A contrast is the same call under another
+ * tenant with another answer: what only the tenant line can tell apart. Lookups only (find, list,
+ * get): a snapshot answers those; a write's answer depends on what came before.
+ */
+export function tenantContrast(
+  task: Task,
+  byWorld: Map<string, Task[]>,
+  rand: () => number,
+): SftExample | undefined {
+  const world = worldKey(task);
+  if (task.env?.kind !== "toolworld" || world === undefined) return undefined;
+  const d = domainSpec(task.domain);
+  const lookups = new Set([d.owner.findTool, d.item.listTool, d.item.getTool]);
+  const elsewhere = [...byWorld]
+    .filter(([k, ts]) => k !== world && ts[0]?.domain === task.domain)
+    .flatMap(([, ts]) => ts);
+  if (elsewhere.length === 0) return undefined;
+  const env = createToolworldEnv(task);
+  // Prefer an entity both worlds hold with other facts (what the rehearser confuses most), then any
+  // other answer (mostly "not found": the entity is not in this world), then whatever was drawn.
+  let picked: { call: ToolCall; result: unknown; rank: number } | undefined;
+  for (let i = 0; i < CONTRAST_DRAWS && picked?.rank !== 2; i++) {
+    const lender = elsewhere[Math.floor(rand() * elsewhere.length)]!;
+    const logged = lender.examples.filter((e) => lookups.has(e.name));
+    if (logged.length === 0) continue;
+    const e = logged[Math.floor(rand() * logged.length)]!;
+    const call: ToolCall = { id: "contrast", name: e.name, arguments: e.arguments };
+    const res = env.callSync(call);
+    const result = toolworldResultValue(res);
+    const differs = canonicalJson(result) !== canonicalJson(e.result);
+    const rank = differs ? (res.ok ? 2 : 1) : 0;
+    if (!picked || rank > picked.rank) picked = { call, result, rank };
+  }
+  if (!picked) return undefined;
+  const evidence = lentExamples(task, new Set([callKey(picked.call)]), byWorld, rand);
+  return rehearsingExample({
+    task: { ...task, examples: evidence },
+    history: [],
+    rawActMessage: renderAssistantText("", [picked.call]),
+    call: picked.call,
+    result: picked.result,
     variant: "compact",
   });
 }

@@ -102,6 +102,7 @@ export function demoSftData(
       },
     ],
     ...(plan.sftSnapshotListings ? { snapshotListings: plan.sftSnapshotListings } : {}),
+    ...(experiments.sftTenantContrasts ? { tenantContrasts: experiments.sftTenantContrasts } : {}),
   });
 }
 
