@@ -8,13 +8,21 @@
  * whose answers no prompt shows (the held-out half of the demo's `fidelity_unseen`; `--max N` spread
  * over the domains, default all), rehearsed greedily as the demo scores them. Each miss is classified
  * against the seed's training logs (`src/demo/rehearser-misses.ts`): another world's answer to the
- * same call, a call these logs never show in this world, a logged call missed, or unparsed.
+ * same call, a call these logs never show in this world, a logged call missed, or unparsed. And
+ * `tenant_sensitivity`: the share of those calls whose answer changes when the prompt's tenant line
+ * names another world of the domain (`tenantSensitivity`): does the rehearser read the world at all?
  */
 import { existsSync } from "node:fs";
 import { buildDemoData } from "../src/demo/data.js";
 import { fidelityByTool, probeFidelity, recordedProbes } from "../src/demo/fidelity-probes.js";
 import { FULL_PLAN } from "../src/demo/layout.js";
-import { loggedAnswers, missesOf, missReport } from "../src/demo/rehearser-misses.js";
+import {
+  domainTenants,
+  loggedAnswers,
+  missesOf,
+  missReport,
+  tenantSensitivity,
+} from "../src/demo/rehearser-misses.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
 
 const argv = process.argv.slice(2);
@@ -50,16 +58,28 @@ try {
     unseenOnly: true,
   });
   const report = missReport(scored.length, missesOf(scored), logs);
+  const tenants = domainTenants(Object.values(data.train).flat());
+  const sensitivity = await tenantSensitivity(
+    worker.client.chatModel(),
+    scored.map((s) => s.probe),
+    tenants,
+    FULL_PLAN.concurrency,
+  );
   const out = {
     model,
     seed,
     minutes: (Date.now() - started) / 60000,
     ...report,
     by_tool_hits: fidelityByTool(scored),
+    /** Share of the probes whose answer changes when the tenant line names another world. */
+    tenant_sensitivity: sensitivity.probes > 0 ? sensitivity.changed / sensitivity.probes : 0,
   };
   if (json) process.stdout.write(`${JSON.stringify(out)}\n`);
   else {
     console.log(`unseen recorded calls ${report.probes}: ${report.misses} missed`);
+    console.log(
+      `  answer changes with the tenant line on ${(100 * out.tenant_sensitivity).toFixed(1)}% of them`,
+    );
     for (const [kind, n] of Object.entries(report.by_kind)) console.log(`  ${kind.padEnd(18)} ${n}`);
     for (const [tool, kinds] of Object.entries(report.by_tool))
       console.log(`  ${tool}: ${JSON.stringify(kinds)}`);

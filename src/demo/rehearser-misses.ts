@@ -1,6 +1,8 @@
 import { canonicalJson } from "../core/canonical-json.js";
 import type { Task } from "../core/task.js";
-import type { ScoredProbe } from "./fidelity-probes.js";
+import type { ChatModel } from "../core/model.js";
+import { tenantLines } from "../rollout/rehearsal-prompt.js";
+import { probeFidelity, type RehearsalProbe, type ScoredProbe } from "./fidelity-probes.js";
 import { callKey, worldKey } from "./worlds.js";
 
 /**
@@ -134,4 +136,49 @@ export function missReport(probes: number, misses: readonly Miss[], logs: Logged
     tool[kind] = (tool[kind] ?? 0) + 1;
   }
   return { probes, misses: misses.length, by_kind: byKind, by_tool: byTool, examples };
+}
+
+/** The tenant lines the tasks' system prompts name, per domain (sorted). */
+export function domainTenants(tasks: readonly Task[]): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const t of tasks)
+    for (const l of tenantLines(t.system)) out.set(t.domain, (out.get(t.domain) ?? new Set()).add(l));
+  return new Map([...out].map(([d, ls]) => [d, [...ls].sort()]));
+}
+
+/** The probe as it would be rehearsed for a task that names `tenantLine` as its world. */
+export function withTenant(p: RehearsalProbe, tenantLine: string): RehearsalProbe {
+  return { ...p, task: { ...p.task, system: p.task.system.replace(/^tenant: \S+$/m, tenantLine) } };
+}
+
+/**
+ * Does the rehearser read the tenant line? Each probe is rehearsed again under every tenant of its
+ * domain (evidence and call unchanged); `changed` counts the probes whose answer differs between
+ * tenants. A rehearser that reads the world from the tenant line changes its answer wherever the
+ * worlds differ; one that ignores it never does.
+ */
+export async function tenantSensitivity(
+  policy: ChatModel,
+  probes: readonly RehearsalProbe[],
+  tenants: ReadonlyMap<string, readonly string[]>,
+  concurrency: number,
+): Promise<{ probes: number; changed: number }> {
+  const swapped = probes.flatMap((p, i) =>
+    (tenants.get(p.task.domain) ?? []).map((line) => ({ i, probe: withTenant(p, line) })),
+  );
+  const index = new Map(swapped.map((s) => [s.probe, s.i]));
+  const scored = await probeFidelity(
+    policy,
+    swapped.map((s) => s.probe),
+    { max: swapped.length, concurrency },
+  );
+  const answers = new Map<number, Set<string>>();
+  for (const s of scored) {
+    const i = index.get(s.probe)!;
+    answers.set(
+      i,
+      (answers.get(i) ?? new Set()).add(s.rehearsed === undefined ? "" : canonicalJson(s.rehearsed)),
+    );
+  }
+  return { probes: probes.length, changed: [...answers.values()].filter((a) => a.size > 1).length };
 }

@@ -11,6 +11,9 @@ import {
   missesOf,
   missReport,
   MISS_EXAMPLES,
+  domainTenants,
+  tenantSensitivity,
+  withTenant,
   type Miss,
 } from "../../../src/demo/rehearser-misses.js";
 import { callKey, worldKey } from "../../../src/demo/worlds.js";
@@ -153,5 +156,40 @@ describe("misses of a rehearser that answers from the wrong world, on the demo's
     expect(report.by_kind.other_world).toBe(fromOtherWorld.length);
     expect(report.misses).toBe(scored.filter((s) => !s.score.exact).length);
     expect(Object.values(report.by_kind).reduce((a, b) => a + b, 0)).toBe(report.misses);
+  });
+});
+
+describe("tenant sensitivity on the demo's seed-1 data", () => {
+  const data = buildDemoData(FULL_PLAN, 1);
+  const tenants = domainTenants(Object.values(data.train).flat());
+  const probes = recordedProbes(data.eval.envless).slice(0, 12);
+  /** Answers with the tenant the prompt names (reads the world), or always the same (ignores it). */
+  const answering = (readsTenant: boolean): ChatModel => ({
+    name: readsTenant ? "reads" : "ignores",
+    chat: (req) => {
+      const user = req.messages.find((m) => m.role === "user")?.content ?? "";
+      const tenant = readsTenant ? (/^tenant: (\S+)/m.exec(user)?.[1] ?? "none") : "same";
+      return Promise.resolve({
+        samples: [
+          { text: `<execution_result>\n{"world":"${tenant}"}\n</execution_result>`, finishReason: "stop" },
+        ],
+      });
+    },
+  });
+
+  it("finds every domain's tenants, and swaps the probe's tenant line only", () => {
+    expect([...tenants.keys()].sort()).toEqual(["bank", "calendar", "shop"]);
+    for (const lines of tenants.values())
+      expect(lines).toEqual(["tenant: w1", "tenant: w2", "tenant: w3", "tenant: w4"]);
+    const p = probes[0]!;
+    const q = withTenant(p, "tenant: w4");
+    expect(q.task.system.split("\n").filter((l) => l.startsWith("tenant: "))).toEqual(["tenant: w4"]);
+    expect(q.task.system.replace("tenant: w4", "")).toBe(p.task.system.replace(/^tenant: \S+$/m, ""));
+    expect(q.call).toBe(p.call);
+  });
+
+  it("is 1 for a rehearser that reads the tenant line and 0 for one that ignores it", async () => {
+    expect(await tenantSensitivity(answering(true), probes, tenants, 4)).toEqual({ probes: 12, changed: 12 });
+    expect(await tenantSensitivity(answering(false), probes, tenants, 4)).toEqual({ probes: 12, changed: 0 });
   });
 });
