@@ -22,6 +22,7 @@ import {
   missesOf,
   missReport,
   tenantSensitivity,
+  worldDependent,
 } from "../src/demo/rehearser-misses.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
 
@@ -73,12 +74,21 @@ try {
     by_tool_hits: fidelityByTool(scored),
     /** Share of the probes whose answer changes when the tenant line names another world. */
     tenant_sensitivity: sensitivity.probes > 0 ? sensitivity.changed / sensitivity.probes : 0,
+    /** … and the share whose real answer differs between the domain's worlds (initial data): the yardstick. */
+    world_dependent:
+      scored.length > 0
+        ? worldDependent(
+            scored.map((s) => s.probe),
+            Object.values(data.train).flat(),
+          ) / scored.length
+        : 0,
   };
   if (json) process.stdout.write(`${JSON.stringify(out)}\n`);
   else {
     console.log(`unseen recorded calls ${report.probes}: ${report.misses} missed`);
     console.log(
-      `  answer changes with the tenant line on ${(100 * out.tenant_sensitivity).toFixed(1)}% of them`,
+      `  answer changes with the tenant line on ${(100 * out.tenant_sensitivity).toFixed(1)}% of them ` +
+        `(the real answer differs between the worlds on ${(100 * out.world_dependent).toFixed(1)}%)`,
     );
     for (const [kind, n] of Object.entries(report.by_kind)) console.log(`  ${kind.padEnd(18)} ${n}`);
     for (const [tool, kinds] of Object.entries(report.by_tool))

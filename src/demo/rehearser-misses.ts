@@ -2,6 +2,7 @@ import { canonicalJson } from "../core/canonical-json.js";
 import type { Task } from "../core/task.js";
 import type { ChatModel } from "../core/model.js";
 import { tenantLines } from "../rollout/rehearsal-prompt.js";
+import { createToolworldEnv, toolworldResultValue } from "../envs/toolworld/index.js";
 import { probeFidelity, type RehearsalProbe, type ScoredProbe } from "./fidelity-probes.js";
 import { callKey, worldKey } from "./worlds.js";
 
@@ -181,4 +182,25 @@ export async function tenantSensitivity(
     );
   }
   return { probes: probes.length, changed: [...answers.values()].filter((a) => a.size > 1).length };
+}
+
+/**
+ * How many of the probes a rehearser *should* answer differently per tenant: the call, made on the
+ * initial data of each world of its domain (one task per world stands for it), gets more than one
+ * answer. The yardstick for `tenantSensitivity`.
+ */
+export function worldDependent(probes: readonly RehearsalProbe[], logs: readonly Task[]): number {
+  const firstOfWorld = new Map<string, Task>();
+  for (const t of logs) {
+    const w = worldKey(t);
+    if (w !== undefined && !firstOfWorld.has(w)) firstOfWorld.set(w, t);
+  }
+  return probes.filter((p) => {
+    const answers = new Set<string>();
+    for (const t of firstOfWorld.values()) {
+      if (t.domain !== p.task.domain) continue;
+      answers.add(canonicalJson(toolworldResultValue(createToolworldEnv(t).callSync(p.call))));
+    }
+    return answers.size > 1;
+  }).length;
 }

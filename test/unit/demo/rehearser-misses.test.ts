@@ -14,6 +14,7 @@ import {
   domainTenants,
   tenantSensitivity,
   withTenant,
+  worldDependent,
   type Miss,
 } from "../../../src/demo/rehearser-misses.js";
 import { callKey, worldKey } from "../../../src/demo/worlds.js";
@@ -191,5 +192,26 @@ describe("tenant sensitivity on the demo's seed-1 data", () => {
   it("is 1 for a rehearser that reads the tenant line and 0 for one that ignores it", async () => {
     expect(await tenantSensitivity(answering(true), probes, tenants, 4)).toEqual({ probes: 12, changed: 12 });
     expect(await tenantSensitivity(answering(false), probes, tenants, 4)).toEqual({ probes: 12, changed: 0 });
+  });
+});
+
+describe("worldDependent", () => {
+  const data = buildDemoData(FULL_PLAN, 1);
+  const logs = Object.values(data.train).flat();
+  const probes = recordedProbes(data.eval.envless);
+
+  it("counts the probes whose call the domain's worlds answer differently", () => {
+    const n = worldDependent(probes, logs);
+    expect(n).toBeGreaterThan(0);
+    expect(n).toBeLessThan(probes.length);
+    // an id no world holds is "not found" in every world: never world-dependent
+    const nowhere = probes.slice(0, 3).map((p) => ({
+      ...p,
+      call: {
+        ...p.call,
+        arguments: Object.fromEntries(Object.keys(p.call.arguments).map((k) => [k, "zz999"])),
+      },
+    }));
+    expect(worldDependent(nowhere, logs)).toBe(0);
   });
 });
