@@ -25,6 +25,8 @@ export interface DemoExperiments {
    * answered by the task's world (`tenantContrast` in `sft-data.ts`; default 0).
    */
   sftTenantContrasts?: number;
+  /** Only contrasts of entities both worlds hold with other facts (no "not found" ones). */
+  sftTenantContrastFactsOnly?: boolean;
   /**
    * Added to the seed of the RL stage only (sampling, task order), not of the data or SFT:
    * repeats of one arm from one SFT checkpoint, to measure how much an RL run alone varies.

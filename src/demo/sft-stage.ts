@@ -103,6 +103,7 @@ export function demoSftData(
     ],
     ...(plan.sftSnapshotListings ? { snapshotListings: plan.sftSnapshotListings } : {}),
     ...(experiments.sftTenantContrasts ? { tenantContrasts: experiments.sftTenantContrasts } : {}),
+    ...(experiments.sftTenantContrastFactsOnly ? { tenantContrastFactsOnly: true } : {}),
   });
 }
 

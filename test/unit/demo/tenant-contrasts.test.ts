@@ -69,4 +69,11 @@ describe("tenant contrasts (experiment sftTenantContrasts)", () => {
     const sd = Math.sqrt(tasks.length * 0.25);
     expect(Math.abs(added - tasks.length * 0.5)).toBeLessThan(4 * sd);
   });
+
+  it("with factsOnly, are only entities both worlds hold with other facts (no refusals)", () => {
+    const rand = mulberry32(5);
+    const made = tasks.map((t) => tenantContrast(t, byWorld, rand, true)).filter((x) => x !== undefined);
+    expect(made.length).toBeGreaterThan(tasks.length * 0.2);
+    for (const ex of made) expect(ex.messages[2]!.content).not.toContain('"error"');
+  });
 });
