@@ -12,7 +12,6 @@
  * `tenant_sensitivity`: the share of those calls whose answer changes when the prompt's tenant line
  * names another world of the domain (`tenantSensitivity`): does the rehearser read the world at all?
  */
-import { existsSync } from "node:fs";
 import { buildDemoData } from "../src/demo/data.js";
 import { fidelityByTool, probeFidelity, recordedProbes } from "../src/demo/fidelity-probes.js";
 import { FULL_PLAN } from "../src/demo/layout.js";
@@ -24,27 +23,11 @@ import {
   tenantSensitivity,
   worldDependent,
 } from "../src/demo/rehearser-misses.js";
+import { modelBenchArgs } from "./model-args.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
 
-const argv = process.argv.slice(2);
-const opt = (name: string): string | undefined => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
-const fail = (message: string): never => {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
-};
-const int = (name: string, dflt: number, min: number): number => {
-  const v = Number(opt(name) ?? dflt);
-  return Number.isInteger(v) && v >= min ? v : fail(`--${name} must be an integer ≥ ${min}`);
-};
-
-const model = opt("model") ?? fail("--model DIR is required (a saved demo model directory)");
-if (!existsSync(`${model}/config.json`)) fail(`--model ${model}: no config.json there (not a saved model)`);
-const seed = int("seed", 0, 0);
+const { int, model, seed, json } = modelBenchArgs(process.argv.slice(2));
 const max = int("max", Number.MAX_SAFE_INTEGER, 1);
-const json = argv.includes("--json");
 
 const data = buildDemoData(FULL_PLAN, seed);
 const logs = loggedAnswers(Object.values(data.train).flat());

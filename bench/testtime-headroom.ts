@@ -14,37 +14,20 @@
  * figures say whether the rehearsal showed anything to choose from, and the replays of imagined
  * refusals in the real environment how often what it showed was true.
  */
-import { existsSync } from "node:fs";
 import { measureHeadroom } from "../src/bench/testtime-headroom.js";
 import { buildDemoData, spread } from "../src/demo/data.js";
 import { FULL_PLAN } from "../src/demo/layout.js";
 import { withCompactTools } from "../src/demo/policy-view.js";
 import { testTimeEpisode, testTimeRehearsal } from "../src/demo/testtime-rows.js";
+import { modelBenchArgs } from "./model-args.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
 import { boundedChatModel } from "../src/rollout/bounded-model.js";
 
-const argv = process.argv.slice(2);
-const opt = (name: string): string | undefined => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
-const fail = (message: string): never => {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
-};
-const int = (name: string, dflt: number, min: number): number => {
-  const v = Number(opt(name) ?? dflt);
-  return Number.isInteger(v) && v >= min ? v : fail(`--${name} must be an integer ≥ ${min}`);
-};
-
-const model = opt("model") ?? fail("--model DIR is required (a saved demo model directory)");
-if (!existsSync(`${model}/config.json`)) fail(`--model ${model}: no config.json there (not a saved model)`);
-const seed = int("seed", 0, 0);
+const { opt, fail, int, model, seed, json } = modelBenchArgs(process.argv.slice(2));
 const attempts = int("attempts", 4, 1);
 const samples = int("samples", 4, 1);
 const temperature = Number(opt("temperature") ?? FULL_PLAN.testtimeTemperature ?? 1);
 if (!(temperature >= 0)) fail("--temperature must be a number ≥ 0");
-const json = argv.includes("--json");
 
 const all = buildDemoData(FULL_PLAN, seed).eval.envless;
 const n = Math.min(all.length, int("tasks", all.length, 1));

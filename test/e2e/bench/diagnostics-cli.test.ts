@@ -53,11 +53,17 @@ describe("bench:rehearser-misses", () => {
       misses: number;
       by_kind: Record<string, number>;
       by_tool_hits: Record<string, { hits: number; n: number }>;
+      tenant_sensitivity: number;
+      world_dependent: number;
     };
     expect(out.probes).toBe(6);
     expect(Object.values(out.by_kind).reduce((a, b) => a + b, 0)).toBe(out.misses);
     const hits = Object.values(out.by_tool_hits).reduce((a, t) => a + t.hits, 0);
     expect(out.misses).toBe(6 - hits);
+    // shares of the 6 calls; most of the demo's unseen calls differ between worlds
+    expect(out.tenant_sensitivity * 6).toBeCloseTo(Math.round(out.tenant_sensitivity * 6), 9);
+    expect(out.tenant_sensitivity).toBeLessThanOrEqual(1);
+    expect(out.world_dependent).toBeGreaterThan(0.5);
   });
 
   it.each([

@@ -1,0 +1,24 @@
+/**
+ * Command-line options of the diagnostics that measure a saved demo model
+ * (`bench:testtime-headroom`, `bench:rehearser-misses`): `--name value` pairs and flags; bad input
+ * exits 2 with a message before any worker starts.
+ */
+import { existsSync } from "node:fs";
+
+export function modelBenchArgs(argv: readonly string[]) {
+  const opt = (name: string): string | undefined => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const fail = (message: string): never => {
+    process.stderr.write(`${message}\n`);
+    process.exit(2);
+  };
+  const int = (name: string, dflt: number, min: number): number => {
+    const v = Number(opt(name) ?? dflt);
+    return Number.isInteger(v) && v >= min ? v : fail(`--${name} must be an integer ≥ ${min}`);
+  };
+  const model = opt("model") ?? fail("--model DIR is required (a saved demo model directory)");
+  if (!existsSync(`${model}/config.json`)) fail(`--model ${model}: no config.json there (not a saved model)`);
+  return { opt, fail, int, model, seed: int("seed", 0, 0), json: argv.includes("--json") };
+}
