@@ -30,7 +30,8 @@ const { int, model, seed, json } = modelBenchArgs(process.argv.slice(2));
 const max = int("max", Number.MAX_SAFE_INTEGER, 1);
 
 const data = buildDemoData(FULL_PLAN, seed);
-const logs = loggedAnswers(Object.values(data.train).flat());
+const trainTasks = Object.values(data.train).flat();
+const logs = loggedAnswers(trainTasks);
 const probes = recordedProbes(data.eval.envless);
 
 const worker = await startWorker({ model, port: 0 });
@@ -42,10 +43,10 @@ try {
     unseenOnly: true,
   });
   const report = missReport(scored.length, missesOf(scored), logs);
-  const tenants = domainTenants(Object.values(data.train).flat());
+  const tenants = domainTenants(trainTasks);
   const sensitivity = await tenantSensitivity(
     worker.client.chatModel(),
-    scored.map((s) => s.probe),
+    scored,
     tenants,
     FULL_PLAN.concurrency,
   );
@@ -62,7 +63,7 @@ try {
       scored.length > 0
         ? worldDependent(
             scored.map((s) => s.probe),
-            Object.values(data.train).flat(),
+            trainTasks,
           ) / scored.length
         : 0,
   };

@@ -153,35 +153,34 @@ export function withTenant(p: RehearsalProbe, tenantLine: string): RehearsalProb
 }
 
 /**
- * Does the rehearser read the tenant line? Each probe is rehearsed again under every tenant of its
- * domain (evidence and call unchanged); `changed` counts the probes whose answer differs between
- * tenants. A rehearser that reads the world from the tenant line changes its answer wherever the
- * worlds differ; one that ignores it never does.
+ * Does the rehearser read the tenant line? Each scored probe is rehearsed again under every other
+ * tenant of its domain (evidence and call unchanged; its own tenant's answer is the one scored);
+ * `changed` counts the probes whose answer differs between tenants. A rehearser that reads the world
+ * from the tenant line changes its answer wherever the worlds differ; one that ignores it never does.
  */
 export async function tenantSensitivity(
   policy: ChatModel,
-  probes: readonly RehearsalProbe[],
+  scored: readonly ScoredProbe[],
   tenants: ReadonlyMap<string, readonly string[]>,
   concurrency: number,
 ): Promise<{ probes: number; changed: number }> {
-  const swapped = probes.flatMap((p, i) =>
-    (tenants.get(p.task.domain) ?? []).map((line) => ({ i, probe: withTenant(p, line) })),
-  );
+  const answer = (s: Pick<ScoredProbe, "rehearsed">) =>
+    s.rehearsed === undefined ? "" : canonicalJson(s.rehearsed);
+  const answers = scored.map((s) => new Set([answer(s)]));
+  const swapped = scored.flatMap(({ probe }, i) => {
+    const own = tenantLines(probe.task.system);
+    return (tenants.get(probe.task.domain) ?? [])
+      .filter((line) => !own.includes(line))
+      .map((line) => ({ i, probe: withTenant(probe, line) }));
+  });
   const index = new Map(swapped.map((s) => [s.probe, s.i]));
-  const scored = await probeFidelity(
+  const rescored = await probeFidelity(
     policy,
     swapped.map((s) => s.probe),
     { max: swapped.length, concurrency },
   );
-  const answers = new Map<number, Set<string>>();
-  for (const s of scored) {
-    const i = index.get(s.probe)!;
-    answers.set(
-      i,
-      (answers.get(i) ?? new Set()).add(s.rehearsed === undefined ? "" : canonicalJson(s.rehearsed)),
-    );
-  }
-  return { probes: probes.length, changed: [...answers.values()].filter((a) => a.size > 1).length };
+  for (const s of rescored) answers[index.get(s.probe)!]!.add(answer(s));
+  return { probes: scored.length, changed: answers.filter((a) => a.size > 1).length };
 }
 
 /**

@@ -119,23 +119,22 @@ export function demoSftExamples(
       rehearse.push(...pickRehearsals(memory, lentPerTask, rand));
     }
   }
-  // Their own stream: snapshot listings leave every logged example as it was.
-  if (opts.snapshotListings) {
-    const snapRand = mulberry32(seed ^ 0x5a95);
-    for (const task of tasks) {
-      if (snapRand() >= opts.snapshotListings) continue;
-      const ex = snapshotListing(task, byWorld, snapRand);
-      if (ex) rehearse.push(ex);
-    }
-  }
-  // Their own stream too: contrasts leave every other example as it was.
+  // Their own streams: snapshot listings and contrasts leave every logged example as it was.
+  if (opts.snapshotListings)
+    rehearse.push(
+      ...perTaskShare(tasks, opts.snapshotListings, mulberry32(seed ^ 0x5a95), snapshotListing, byWorld),
+    );
   if (opts.tenantContrasts) {
-    const contrastRand = mulberry32(seed ^ 0xc047);
-    for (const task of tasks) {
-      if (contrastRand() >= opts.tenantContrasts) continue;
-      const ex = tenantContrast(task, byWorld, contrastRand, opts.tenantContrastFactsOnly === true);
-      if (ex) rehearse.push(ex);
-    }
+    const factsOnly = opts.tenantContrastFactsOnly === true;
+    rehearse.push(
+      ...perTaskShare(
+        tasks,
+        opts.tenantContrasts,
+        mulberry32(seed ^ 0xc047),
+        (task, worlds, rand) => tenantContrast(task, worlds, rand, factsOnly),
+        byWorld,
+      ),
+    );
   }
   // Their own stream, after every other draw: drills leave the rest of the data as it was.
   for (const drill of opts.copyDrills ?? [])
@@ -163,16 +162,7 @@ export function snapshotListing(
   if (owners.length === 0) return undefined;
   const owner = owners[Math.floor(rand() * owners.length)]!;
   const call = { id: "snapshot", name: d.item.listTool, arguments: { [d.owner.idKey]: owner } };
-  const key = callKey(call);
-  const evidence = lentExamples(task, new Set([key]), byWorld, rand);
-  return rehearsingExample({
-    task: { ...task, examples: evidence },
-    history: [],
-    rawActMessage: renderAssistantText("", [call]),
-    call,
-    result: toolworldResultValue(env.callSync(call)),
-    variant: "compact",
-  });
+  return snapshotRehearsal(task, call, toolworldResultValue(env.callSync(call)), byWorld, rand);
 }
 
 /** Draws of another world's logged call `tenantContrast` makes, looking for one this world answers differently. */
@@ -221,15 +211,46 @@ export function tenantContrast(
     if (!picked || rank > picked.rank) picked = { call, result, rank };
   }
   if (!picked || (factsOnly && picked.rank < 2)) return undefined;
-  const evidence = lentExamples(task, new Set([callKey(picked.call)]), byWorld, rand);
+  return snapshotRehearsal(task, picked.call, picked.result, byWorld, rand);
+}
+
+/**
+ * A rehearsing example of `call` answered by `result` (from `task`'s world's data snapshot), with
+ * other tasks' logs of that world as the evidence and the identical call left out, as at evaluation.
+ */
+function snapshotRehearsal(
+  task: Task,
+  call: ToolCall,
+  result: unknown,
+  byWorld: Map<string, Task[]>,
+  rand: () => number,
+): SftExample {
+  const evidence = lentExamples(task, new Set([callKey(call)]), byWorld, rand);
   return rehearsingExample({
     task: { ...task, examples: evidence },
     history: [],
-    rawActMessage: renderAssistantText("", [picked.call]),
-    call: picked.call,
-    result: picked.result,
+    rawActMessage: renderAssistantText("", [call]),
+    call,
+    result,
     variant: "compact",
   });
+}
+
+/** One example each from the tasks a `share` draw picks (`make` may decline a task), in task order. */
+function perTaskShare(
+  tasks: readonly Task[],
+  share: number,
+  rand: () => number,
+  make: (task: Task, byWorld: Map<string, Task[]>, rand: () => number) => SftExample | undefined,
+  byWorld: Map<string, Task[]>,
+): SftExample[] {
+  const out: SftExample[] = [];
+  for (const task of tasks) {
+    if (rand() >= share) continue;
+    const ex = make(task, byWorld, rand);
+    if (ex) out.push(ex);
+  }
+  return out;
 }
 
 /** The calls a recorded run made (their keys): what lent evidence leaves out. */
