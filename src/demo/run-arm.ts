@@ -13,7 +13,7 @@ import { rolloutSampler } from "../train/rollout-sampler.js";
 import type { StepMetrics } from "../train/step-metrics.js";
 import type { ArmSpec } from "./arms.js";
 import { EVAL_DECODING } from "./evaluate.js";
-import type { DemoPlan } from "./layout.js";
+import { demoWorkerArgs, type DemoPlan } from "./layout.js";
 import { withCompactTools } from "./policy-view.js";
 import { curveEvaluator } from "./curve.js";
 import { tasksWithLoggedNotes } from "./rehearsal-notes.js";
@@ -70,6 +70,7 @@ export async function trainArm(
     port: 0,
     restartOnCrash: true,
     checkpointRoot: ctx.outDir,
+    extraArgs: demoWorkerArgs(plan),
   });
   const policy = boundedChatModel(withCompactTools(worker.client.chatModel()), plan.concurrency);
   const curve = curveEvaluator(policy, ctx.curveTasks, arm, {

@@ -58,8 +58,6 @@ export function demoSftExamples(
     snapshotListings?: number;
     /** Share of tasks that add one call logged in another world, answered by theirs (`tenantContrast`; default 0). */
     tenantContrasts?: number;
-    /** Only contrasts of an entity both worlds hold with other facts (`tenantContrast`'s `factsOnly`). */
-    tenantContrastFactsOnly?: boolean;
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
@@ -124,18 +122,8 @@ export function demoSftExamples(
     rehearse.push(
       ...perTaskShare(tasks, opts.snapshotListings, mulberry32(seed ^ 0x5a95), snapshotListing, byWorld),
     );
-  if (opts.tenantContrasts) {
-    const factsOnly = opts.tenantContrastFactsOnly === true;
-    rehearse.push(
-      ...perTaskShare(
-        tasks,
-        opts.tenantContrasts,
-        mulberry32(seed ^ 0xc047),
-        (task, worlds, rand) => tenantContrast(task, worlds, rand, factsOnly),
-        byWorld,
-      ),
-    );
-  }
+  if (opts.tenantContrasts)
+    rehearse.push(...perTaskShare(tasks, opts.tenantContrasts, mulberry32(seed ^ 0xc047), tenantContrast, byWorld));
   // Their own stream, after every other draw: drills leave the rest of the data as it was.
   for (const drill of opts.copyDrills ?? [])
     act.push(...copyDrills(act, drill, mulberry32(seed ^ drill.stream)));
@@ -169,22 +157,22 @@ export function snapshotListing(
 const CONTRAST_DRAWS = 8;
 
 /**
- * A lookup logged in *another* world of `task`'s domain, as `task`'s world (its data snapshot)
- * answers it, under `task`'s tenant line with its worldmates' logs as evidence (the identical call
- * left out). Why: a call's logs mostly come from one world (an entity's tasks are where it exists),
- * so a rehearser that ignores the tenant line loses little in training, and measured it does
- * (`bench:rehearser-misses`, seeds 1/3: the answer changes with the tenant on 7% of unseen calls;
- * 35 of 78 misses are another world's or tool's answer). A contrast is the same call under another
- * tenant with another answer: what only the tenant line can tell apart. Lookups only (find, list,
- * get): a snapshot answers those; a write's answer depends on what came before. `factsOnly`: none
- * unless the drawn entity is one both worlds hold (measured: with "not found" contrasts among them,
- * 60% of all, the rehearser answered "not found" to entities that exist, RESULTS.md).
+ * A lookup logged in *another* world of `task`'s domain, of an entity `task`'s world also holds with
+ * other facts, as `task`'s world (its data snapshot) answers it, under `task`'s tenant line with its
+ * worldmates' logs as evidence (the identical call left out). Why: a call's logs mostly come from one
+ * world (an entity's tasks are where it exists), so a rehearser that ignores the tenant line loses
+ * little in training, and under v15 it did (`bench:rehearser-misses`, seeds 1–4: the answer changes
+ * with the tenant on 5–8% of unseen calls; 39 of 98 misses are another world's or tool's answer). A
+ * contrast is the same call under another tenant with another answer. Lookups only (find, list,
+ * get): a snapshot answers those; a write's answer depends on what came before. Facts only, no "not
+ * found" (the entity missing from this world): with those among them (60% of all), the rehearser
+ * answered "not found" to entities that exist (seed 1, RESULTS.md). Undefined when `CONTRAST_DRAWS`
+ * draws find none.
  */
 export function tenantContrast(
   task: Task,
   byWorld: Map<string, Task[]>,
   rand: () => number,
-  factsOnly = false,
 ): SftExample | undefined {
   const world = worldKey(task);
   if (task.env?.kind !== "toolworld" || world === undefined) return undefined;
@@ -195,10 +183,7 @@ export function tenantContrast(
     .flatMap(([, ts]) => ts);
   if (elsewhere.length === 0) return undefined;
   const env = createToolworldEnv(task);
-  // Prefer an entity both worlds hold with other facts (what the rehearser confuses most), then any
-  // other answer (mostly "not found": the entity is not in this world), then whatever was drawn.
-  let picked: { call: ToolCall; result: unknown; rank: number } | undefined;
-  for (let i = 0; i < CONTRAST_DRAWS && picked?.rank !== 2; i++) {
+  for (let i = 0; i < CONTRAST_DRAWS; i++) {
     const lender = elsewhere[Math.floor(rand() * elsewhere.length)]!;
     const logged = lender.examples.filter((e) => lookups.has(e.name));
     if (logged.length === 0) continue;
@@ -206,12 +191,10 @@ export function tenantContrast(
     const call: ToolCall = { id: "contrast", name: e.name, arguments: e.arguments };
     const res = env.callSync(call);
     const result = toolworldResultValue(res);
-    const differs = canonicalJson(result) !== canonicalJson(e.result);
-    const rank = differs ? (res.ok ? 2 : 1) : 0;
-    if (!picked || rank > picked.rank) picked = { call, result, rank };
+    if (res.ok && canonicalJson(result) !== canonicalJson(e.result))
+      return snapshotRehearsal(task, call, result, byWorld, rand);
   }
-  if (!picked || (factsOnly && picked.rank < 2)) return undefined;
-  return snapshotRehearsal(task, picked.call, picked.result, byWorld, rand);
+  return undefined;
 }
 
 /**

@@ -5,7 +5,7 @@ import { startWorker } from "../engines/worker-supervisor.js";
 import { runSft, type SftExample } from "../train/sft.js";
 import { heldBackTasks, type DemoData } from "./data.js";
 import { copyProbes, runCopyCheck, type CopyCheckScore, type CopyProbe } from "./copy-check.js";
-import type { DemoPlan, Pseudonyms } from "./layout.js";
+import { demoWorkerArgs, type DemoPlan, type Pseudonyms } from "./layout.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
 import { DAYS, ITEM_COUNT, domainSpec, ids } from "../envs/toolworld/index.js";
@@ -13,7 +13,8 @@ import { DAYS, ITEM_COUNT, domainSpec, ids } from "../envs/toolworld/index.js";
 /**
  * Bump when the SFT recipe changes in a way the key's digest of every example does not see (the
  * schedule, the tokenizer), so that cached checkpoints of the old recipe are not reused. Recipes
- * v14 (the copy check and attempts) and v15 (more drills: new examples, so new keys) left it at 13.
+ * v14 (the copy check and attempts), v15 (more drills: new examples, so new keys) and v16 (tenant
+ * contrasts: new examples; smaller micro-batches: the same gradient) left it at 13.
  */
 const SFT_RECIPE_VERSION = 13;
 
@@ -102,8 +103,7 @@ export function demoSftData(
       },
     ],
     ...(plan.sftSnapshotListings ? { snapshotListings: plan.sftSnapshotListings } : {}),
-    ...(experiments.sftTenantContrasts ? { tenantContrasts: experiments.sftTenantContrasts } : {}),
-    ...(experiments.sftTenantContrastFactsOnly ? { tenantContrastFactsOnly: true } : {}),
+    ...(plan.sftTenantContrasts ? { tenantContrasts: plan.sftTenantContrasts } : {}),
   });
 }
 
@@ -186,6 +186,7 @@ async function trainSft(
     },
     port: 0,
     checkpointRoot: tmp, // the checkpoint is saved in the cache folder, wherever `--cache` puts it
+    extraArgs: demoWorkerArgs(plan),
   });
   try {
     // Acting and rehearsing examples interleaved, in a seeded order.

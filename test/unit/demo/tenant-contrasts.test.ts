@@ -8,7 +8,7 @@ import { tasksByWorld, worldKey } from "../../../src/demo/worlds.js";
 import { createToolworldEnv, domainSpec, toolworldResultValue } from "../../../src/envs/toolworld/index.js";
 import { mulberry32 } from "../../../src/train/task-sampler.js";
 
-describe("tenant contrasts (experiment sftTenantContrasts)", () => {
+describe("tenant contrasts (plan sftTenantContrasts, recipe v16)", () => {
   // the full plan: four worlds per domain, where entities shared by two worlds are common enough
   const data = buildDemoData(FULL_PLAN, 1);
   const tasks = Object.values(data.train).flat();
@@ -23,13 +23,13 @@ describe("tenant contrasts (experiment sftTenantContrasts)", () => {
       m.set(worldKey(t)!, (m.get(worldKey(t)!) ?? new Set()).add(canonicalJson(e.result)));
     }
 
-  it("ask another world's logged lookup under the task's tenant, answered by the task's world", () => {
+  it("ask another world's logged lookup under the task's tenant, answered by the task's world with other facts", () => {
     const rand = mulberry32(3);
-    let differs = 0;
-    let facts = 0;
+    let made = 0;
     for (const task of tasks) {
       const ex = tenantContrast(task, byWorld, rand);
-      expect(ex).toBeDefined();
+      if (ex === undefined) continue;
+      made++;
       const lines = ex!.messages[1]!.content.split("\n");
       expect(lines[0]).toMatch(/^tenant: w\d+$/);
       expect(task.system).toContain(lines[0]);
@@ -48,32 +48,25 @@ describe("tenant contrasts (experiment sftTenantContrasts)", () => {
       expect(ex!.messages[2]!.content).toBe(
         `<execution_result>\n${JSON.stringify(real)}\n</execution_result>`,
       );
+      // a contrast: another world logged another answer, and this world holds the entity (no refusal)
       const others = [...byWorldAnswers].filter(([w]) => w !== worldKey(task)).flatMap(([, a]) => [...a]);
-      if (!others.includes(canonicalJson(real))) differs++;
-      if (!JSON.stringify(real).includes("not found")) facts++;
+      expect(others).not.toContain(canonicalJson(real));
+      expect(ex!.messages[2]!.content).not.toContain('"error"');
       // the identical call is in no evidence line
       for (const line of lines.slice(1, -1)) expect(line.startsWith(lines.at(-1)!.slice(0, -3))).toBe(false);
     }
-    // what makes them contrasts: the answer differs from what another world logged, and a good
-    // share are facts of an entity both worlds hold (not only "not found")
-    expect(differs / tasks.length).toBeGreaterThan(0.8);
-    expect(facts / tasks.length).toBeGreaterThan(0.2);
+    // entities both worlds hold are common enough that a good share of tasks get one
+    expect(made / tasks.length).toBeGreaterThan(0.2);
   });
 
-  it("are off by default, and added after every other example when asked", () => {
-    const plain = demoSftData(data, FULL_PLAN, 1);
-    const asked = demoSftData(data, { ...FULL_PLAN, experiments: { sftTenantContrasts: 0.5 } }, 1);
+  it("are in the full plan, added after every other example, one per task that finds one", () => {
+    const plain = demoSftData(data, { ...FULL_PLAN, sftTenantContrasts: 0 }, 1);
+    const asked = demoSftData(data, FULL_PLAN, 1);
+    expect(FULL_PLAN.sftTenantContrasts).toBe(1);
     expect(asked.act).toEqual(plain.act);
     expect(asked.rehearse.slice(0, plain.rehearse.length)).toEqual(plain.rehearse);
     const added = asked.rehearse.length - plain.rehearse.length;
-    const sd = Math.sqrt(tasks.length * 0.25);
-    expect(Math.abs(added - tasks.length * 0.5)).toBeLessThan(4 * sd);
-  });
-
-  it("with factsOnly, are only entities both worlds hold with other facts (no refusals)", () => {
-    const rand = mulberry32(5);
-    const made = tasks.map((t) => tenantContrast(t, byWorld, rand, true)).filter((x) => x !== undefined);
-    expect(made.length).toBeGreaterThan(tasks.length * 0.2);
-    for (const ex of made) expect(ex.messages[2]!.content).not.toContain('"error"');
+    expect(added).toBeGreaterThan(tasks.length * 0.2);
+    expect(added).toBeLessThanOrEqual(tasks.length);
   });
 });
