@@ -123,7 +123,9 @@ export function demoSftExamples(
       ...perTaskShare(tasks, opts.snapshotListings, mulberry32(seed ^ 0x5a95), snapshotListing, byWorld),
     );
   if (opts.tenantContrasts)
-    rehearse.push(...perTaskShare(tasks, opts.tenantContrasts, mulberry32(seed ^ 0xc047), tenantContrast, byWorld));
+    rehearse.push(
+      ...perTaskShare(tasks, opts.tenantContrasts, mulberry32(seed ^ 0xc047), tenantContrast, byWorld),
+    );
   // Their own stream, after every other draw: drills leave the rest of the data as it was.
   for (const drill of opts.copyDrills ?? [])
     act.push(...copyDrills(act, drill, mulberry32(seed ^ drill.stream)));
