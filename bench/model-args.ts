@@ -1,11 +1,11 @@
 /**
- * Command-line options of the diagnostics that measure a saved demo model
- * (`bench:testtime-headroom`, `bench:rehearser-misses`): `--name value` pairs and flags; bad input
- * exits 2 with a message before any worker starts.
+ * Command-line options of the bench scripts (`benchArgs`) and of the diagnostics that measure a saved
+ * demo model (`modelBenchArgs`: `bench:testtime-headroom`, `bench:rehearser-misses`): `--name value`
+ * pairs and flags; bad input exits 2 with a message before any worker starts.
  */
 import { existsSync } from "node:fs";
 
-export function modelBenchArgs(argv: readonly string[]) {
+export function benchArgs(argv: readonly string[]) {
   const opt = (name: string): string | undefined => {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? argv[i + 1] : undefined;
@@ -18,7 +18,13 @@ export function modelBenchArgs(argv: readonly string[]) {
     const v = Number(opt(name) ?? dflt);
     return Number.isInteger(v) && v >= min ? v : fail(`--${name} must be an integer ≥ ${min}`);
   };
-  const model = opt("model") ?? fail("--model DIR is required (a saved demo model directory)");
-  if (!existsSync(`${model}/config.json`)) fail(`--model ${model}: no config.json there (not a saved model)`);
-  return { opt, fail, int, model, seed: int("seed", 0, 0), json: argv.includes("--json") };
+  return { opt, fail, int, seed: int("seed", 0, 0), json: argv.includes("--json") };
+}
+
+export function modelBenchArgs(argv: readonly string[]) {
+  const args = benchArgs(argv);
+  const model = args.opt("model") ?? args.fail("--model DIR is required (a saved demo model directory)");
+  if (!existsSync(`${model}/config.json`))
+    args.fail(`--model ${model}: no config.json there (not a saved model)`);
+  return { ...args, model };
 }

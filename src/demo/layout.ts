@@ -91,6 +91,12 @@ export interface DemoPlan {
    * 1e-6); only the speed changes.
    */
   microBatchTokens?: number;
+  /**
+   * Arms of a seed trained and evaluated side by side, each with its own worker (default 1: one
+   * after another). Arms share nothing but the SFT checkpoint, so this changes the wall time, not
+   * what an arm does.
+   */
+  armJobs?: number;
   /** Tiny model size (worker `--init tiny --size`). */
   size: "xs" | "s" | "m";
   trainTasksPerDomain: number;
@@ -244,6 +250,7 @@ export const QUICK_PLAN: DemoPlan = {
   sftSnapshotListings: 0.25,
   sftTenantContrasts: 1,
   microBatchTokens: 2048,
+  armJobs: 2,
   testtimeTemperature: 0.5,
   curveTasks: 4,
   fidelityCalls: 16,

@@ -3,12 +3,13 @@ import type { TestTimeRow } from "../report/results.js";
 import type { ArmRun } from "./aggregate.js";
 import type { ArmSpec } from "./arms.js";
 import type { CopyCheckScore } from "./copy-check.js";
-import { buildDemoData, spread } from "./data.js";
+import { mapConcurrent } from "../core/map-concurrent.js";
+import { buildDemoData, spread, type DemoData } from "./data.js";
 import { evaluateArm } from "./evaluate-arm.js";
 import type { DemoPlan } from "./layout.js";
 import type { DemoEvent } from "./pipeline.js";
 import { armOutDir, trainArm } from "./run-arm.js";
-import { sftCheckpoint } from "./sft-stage.js";
+import { sftCheckpoint, type SftStageResult } from "./sft-stage.js";
 import { testTimeRows } from "./testtime-rows.js";
 
 /**
@@ -60,83 +61,100 @@ export interface SeedContext {
 
 /**
  * One seed of `envace demo`: its data, its SFT checkpoint (cached), then every arm from that
- * checkpoint, one after another (each arm holds its own worker until it is evaluated).
+ * checkpoint, `plan.armJobs` at a time (default one after another; each arm holds its own worker
+ * until it is evaluated). Results come back in the specs' order whatever order arms finish in.
  */
 export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> {
   const { plan, onEvent } = ctx;
   onEvent({ kind: "stage", seed, stage: "data" });
   const data = buildDemoData(plan, seed);
-  const allTrain = Object.values(data.train);
 
   const sft = await sftCheckpoint(data, plan, seed, ctx.cacheDir, (progress) =>
     onEvent({ kind: "sft", seed, progress }),
   );
   onEvent({ kind: "sft", seed, progress: { phase: "save" }, cached: sft.cached });
 
-  const result: SeedRun = { runs: [], testtime: [] };
-  for (const spec of ctx.specs) {
-    const a0 = Date.now();
-    onEvent({ kind: "arm-start", seed, arm: spec.name, steps: spec.mode ? plan.rl.steps : 0 });
-    const tasks = spec.domains.flatMap((d) => data.train[d] ?? []);
-    const armDir = ctx.multiSeed
-      ? join(armOutDir(ctx.out, spec.name), `seed-${seed}`)
-      : armOutDir(ctx.out, spec.name);
-    const { worker, policy, training } = await trainArm(spec, {
-      sftDir: sft.dir,
-      plan,
-      tasks: tasks.length > 0 ? tasks : allTrain.flat(),
-      outDir: armDir,
-      seed,
-      onStep: (metrics) => onEvent({ kind: "arm-step", seed, arm: spec.name, metrics }),
-      onEpisode: (done, total) => onEvent({ kind: "arm-episodes", seed, arm: spec.name, done, total }),
-      curveTasks: spread(data.eval.envless, plan.curveTasks),
-    });
-    try {
-      onEvent({ kind: "stage", seed, stage: `evaluate ${spec.name}` });
-      const evaluation = await evaluateArm(policy, spec, data, plan);
-      if (spec.name === "sft") {
-        const envless = evaluation.success.envless;
-        const gate: SeedGate = {
-          seed,
-          copy: evaluation.firstCallCopy,
-          writeCopy: evaluation.writeCallCopy,
-          fidelity: evaluation.fidelity.recorded.exact,
-          unseen: evaluation.fidelityUnseen.exact,
-          envless: envless.reduce((a, b) => a + b, 0) / Math.max(1, envless.length),
-          flawed: sft.flawedShare,
-          check: sft.check,
-          attempts: sft.attempts.length,
-        };
-        result.gate = gate;
-        onEvent({
-          kind: "gate",
-          seed,
-          firstCallCopy: gate.copy,
-          writeCallCopy: gate.writeCopy,
-          fidelity: gate.fidelity,
-          fidelityUnseen: gate.unseen,
-          passed: gatePassed(gate),
-        });
-      }
-      if (ctx.testTime && (spec.name === "sft" || spec.name === "envace")) {
-        onEvent({ kind: "stage", seed, stage: `test-time rehearsal ${spec.name}` });
-        result.testtime.push(
-          ...(await testTimeRows(
-            spec.name,
-            policy,
-            data.eval.envless,
-            ctx.quick ? 2 : 4,
-            plan.concurrency,
-            plan.testtimeTemperature,
-          )),
-        );
-      }
-      const minutes = (Date.now() - a0) / 60000;
-      result.runs.push({ spec, training, evaluation, minutes });
-      onEvent({ kind: "arm-done", seed, arm: spec.name, minutes });
-    } finally {
-      await worker.stop();
+  const arms = await mapConcurrent(ctx.specs, Math.max(1, plan.armJobs ?? 1), (spec) =>
+    runArm(spec, seed, data, sft, ctx),
+  );
+  const gate = arms.find((a) => a.gate)?.gate;
+  return {
+    ...(gate ? { gate } : {}),
+    runs: arms.map((a) => a.run),
+    testtime: arms.flatMap((a) => a.testtime),
+  };
+}
+
+/** One arm of a seed: trained from the SFT checkpoint, evaluated, and (sft, envace) its test-time rows. */
+async function runArm(
+  spec: ArmSpec,
+  seed: number,
+  data: DemoData,
+  sft: SftStageResult,
+  ctx: SeedContext,
+): Promise<{ run: ArmRun; gate?: SeedGate; testtime: TestTimeRow[] }> {
+  const { plan, onEvent } = ctx;
+  const a0 = Date.now();
+  onEvent({ kind: "arm-start", seed, arm: spec.name, steps: spec.mode ? plan.rl.steps : 0 });
+  const tasks = spec.domains.flatMap((d) => data.train[d] ?? []);
+  const armDir = ctx.multiSeed
+    ? join(armOutDir(ctx.out, spec.name), `seed-${seed}`)
+    : armOutDir(ctx.out, spec.name);
+  const { worker, policy, training } = await trainArm(spec, {
+    sftDir: sft.dir,
+    plan,
+    tasks: tasks.length > 0 ? tasks : Object.values(data.train).flat(),
+    outDir: armDir,
+    seed,
+    onStep: (metrics) => onEvent({ kind: "arm-step", seed, arm: spec.name, metrics }),
+    onEpisode: (done, total) => onEvent({ kind: "arm-episodes", seed, arm: spec.name, done, total }),
+    curveTasks: spread(data.eval.envless, plan.curveTasks),
+  });
+  try {
+    onEvent({ kind: "stage", seed, stage: `evaluate ${spec.name}` });
+    const evaluation = await evaluateArm(policy, spec, data, plan);
+    let gate: SeedGate | undefined;
+    if (spec.name === "sft") {
+      const envless = evaluation.success.envless;
+      gate = {
+        seed,
+        copy: evaluation.firstCallCopy,
+        writeCopy: evaluation.writeCallCopy,
+        fidelity: evaluation.fidelity.recorded.exact,
+        unseen: evaluation.fidelityUnseen.exact,
+        envless: envless.reduce((a, b) => a + b, 0) / Math.max(1, envless.length),
+        flawed: sft.flawedShare,
+        check: sft.check,
+        attempts: sft.attempts.length,
+      };
+      onEvent({
+        kind: "gate",
+        seed,
+        firstCallCopy: gate.copy,
+        writeCallCopy: gate.writeCopy,
+        fidelity: gate.fidelity,
+        fidelityUnseen: gate.unseen,
+        passed: gatePassed(gate),
+      });
     }
+    const testtime: TestTimeRow[] = [];
+    if (ctx.testTime && (spec.name === "sft" || spec.name === "envace")) {
+      onEvent({ kind: "stage", seed, stage: `test-time rehearsal ${spec.name}` });
+      testtime.push(
+        ...(await testTimeRows(
+          spec.name,
+          policy,
+          data.eval.envless,
+          ctx.quick ? 2 : 4,
+          plan.concurrency,
+          plan.testtimeTemperature,
+        )),
+      );
+    }
+    const minutes = (Date.now() - a0) / 60000;
+    onEvent({ kind: "arm-done", seed, arm: spec.name, minutes });
+    return { run: { spec, training, evaluation, minutes }, ...(gate ? { gate } : {}), testtime };
+  } finally {
+    await worker.stop();
   }
-  return result;
 }

@@ -131,14 +131,16 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
     if (multi) multi.log(s + "\n");
     else process.stderr.write(s + "\n");
   };
-  // One bar per seed: with --jobs several seeds train at once.
-  const bars = new Map<number, cliProgress.SingleBar>();
-  const stopBar = (seed: number) => {
-    bars.get(seed)?.stop();
-    bars.delete(seed);
+  // One bar per seed's SFT run and per arm: with --jobs several seeds train at once, and with the
+  // plan's armJobs several arms of a seed.
+  const bars = new Map<string, cliProgress.SingleBar>();
+  const stopBar = (key: string) => {
+    bars.get(key)?.stop();
+    bars.delete(key);
   };
   const onEvent = (e: DemoEvent) => {
-    const bar = bars.get(e.seed);
+    const key = "arm" in e ? `${e.seed} arm ${e.arm}` : `${e.seed} sft`;
+    const bar = bars.get(key);
     switch (e.kind) {
       case "stage":
         log(`[seed ${e.seed}] ${e.stage}`);
@@ -147,18 +149,18 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
         if (e.progress.phase === "train" && e.progress.steps) {
           const sftBar =
             bar ?? multi?.create(e.progress.steps, 0, { label: label(e.seed, "sft"), status: "" });
-          if (sftBar) bars.set(e.seed, sftBar);
+          if (sftBar) bars.set(key, sftBar);
           sftBar?.update(e.progress.step ?? 0, { status: `loss ${e.progress.loss?.toFixed(3) ?? "-"}` });
           if (!tty && e.progress.step && e.progress.step % 25 === 0)
             log(
               `[seed ${e.seed}] sft step ${e.progress.step}/${e.progress.steps} loss ${e.progress.loss?.toFixed(3)}`,
             );
         } else if (e.cached !== undefined) {
-          stopBar(e.seed);
+          stopBar(key);
           log(e.cached ? `[seed ${e.seed}] SFT checkpoint reused from cache` : `[seed ${e.seed}] SFT done`);
         } else if (e.progress.phase === "check" && e.progress.check) {
           const c = e.progress.check;
-          stopBar(e.seed);
+          stopBar(key);
           const pct = (t: { right: number; total: number }) => `${t.right}/${t.total}`;
           log(
             `[seed ${e.seed}] SFT run ${(e.progress.attempt ?? 0) + 1}: far-copy check on held-back logs ` +
@@ -177,7 +179,7 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
         break;
       case "arm-start":
         if (e.steps > 0 && multi)
-          bars.set(e.seed, multi.create(e.steps, 0, { label: label(e.seed, e.arm), status: "" }));
+          bars.set(key, multi.create(e.steps, 0, { label: label(e.seed, e.arm), status: "" }));
         log(`[seed ${e.seed}] arm ${e.arm}`);
         break;
       case "arm-episodes":
@@ -195,7 +197,7 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
         break;
       }
       case "arm-done":
-        stopBar(e.seed);
+        stopBar(key);
         log(`[seed ${e.seed}] arm ${e.arm} done in ${e.minutes.toFixed(1)} min`);
         break;
     }

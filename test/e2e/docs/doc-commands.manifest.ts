@@ -109,6 +109,11 @@ export const DOC_COMMANDS: Record<string, DocCommandEntry> = {
     script: "bench:rehearser-misses",
     why: "needs a trained demo model (a demo run's checkpoint); test/e2e/bench/diagnostics-cli.test.ts runs it on a saved tiny model",
   },
+  "npm run -s bench:sft-micro-batch -- --json": {
+    kind: "test",
+    test: "test/e2e/bench/sft-micro-batch-cli.test.ts",
+    as: '"--tokens", "8192,512", "--json"',
+  },
   // examples/README.md: the test runs the example through the CLI shortened to 2 steps, then
   // --resume's it to a third
   "npm run build && node dist/cli/main.js train --config examples/rehearsal.yaml --out runs/rehearsal": {

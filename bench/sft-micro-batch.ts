@@ -1,0 +1,112 @@
+/**
+ * Benchmark: SFT speed of the demo's tiny model against the worker's micro-batch size (issue 11's
+ * 30-minute seed; the plan's `microBatchTokens`).
+ *
+ *   npm run -s bench:sft-micro-batch -- [--seed 1] [--steps 40] [--tokens 8192,2048] [--json]
+ *
+ * For each `--tokens` value (padded tokens per training micro-batch; the first is the baseline,
+ * default the worker's own 8192, then the full plan's), a fresh tiny model (the seed's init) takes
+ * the same first `--steps` SFT steps of the full plan's data for that seed, in the demo's order and
+ * schedule. Prints steps a minute (after 5 warm-up steps), the ratio to the baseline, and the largest
+ * loss difference to the baseline over the steps: the split of a batch into micro-batches must not
+ * change the gradient, only the speed.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildDemoData } from "../src/demo/data.js";
+import { FULL_PLAN } from "../src/demo/layout.js";
+import { demoSftData } from "../src/demo/sft-stage.js";
+import { startWorker } from "../src/engines/worker-supervisor.js";
+import { runSft } from "../src/train/sft.js";
+import { mulberry32 } from "../src/train/task-sampler.js";
+import { benchArgs } from "./model-args.js";
+
+const WARMUP_STEPS = 5;
+const WORKER_DEFAULT = 8192;
+
+const { opt, fail, int, json } = benchArgs(process.argv.slice(2));
+const seed = int("seed", 1, 0);
+const steps = int("steps", 40, WARMUP_STEPS + 1);
+const tokens = (opt("tokens") ?? `${WORKER_DEFAULT},${FULL_PLAN.microBatchTokens ?? WORKER_DEFAULT}`)
+  .split(",")
+  .map((v) =>
+    /^\d+$/.test(v) && Number(v) >= 64 ? Number(v) : fail(`--tokens: ${v} is not an integer ≥ 64`),
+  );
+
+const say = (m: string) => (json ? undefined : process.stderr.write(`${m}\n`));
+const data = buildDemoData(FULL_PLAN, seed);
+const sft = demoSftData(data, FULL_PLAN, seed);
+const examples = [...sft.act, ...sft.rehearse];
+const rand = mulberry32(seed ^ 0x5f7); // the demo's order (sft-stage.ts)
+for (let i = examples.length - 1; i > 0; i--) {
+  const j = Math.floor(rand() * (i + 1));
+  [examples[i], examples[j]] = [examples[j]!, examples[i]!];
+}
+const { batchSize } = FULL_PLAN.sft;
+const batch = examples.slice(0, batchSize * steps);
+
+const dir = mkdtempSync(join(tmpdir(), "envace-sft-bench-"));
+writeFileSync(join(dir, "corpus.txt"), data.corpus);
+writeFileSync(join(dir, "vocab-extra.txt"), data.vocabulary.join("\n") + "\n");
+
+const runs: { micro_batch_tokens: number; steps_per_min: number; loss: number[] }[] = [];
+try {
+  for (const micro of tokens) {
+    say(`micro-batch ${micro} tokens: ${steps} steps ...`);
+    const worker = await startWorker({
+      init: {
+        corpus: join(dir, "corpus.txt"),
+        vocabExtra: join(dir, "vocab-extra.txt"),
+        size: FULL_PLAN.size,
+        seed,
+      },
+      port: 0,
+      checkpointRoot: dir,
+      extraArgs: ["--micro-batch-tokens", String(micro)],
+    });
+    try {
+      let warm = 0;
+      const res = await runSft(worker.client, worker.client, batch, {
+        epochs: 1,
+        batchSize,
+        lr: FULL_PLAN.sft.lr,
+        warmupSteps: FULL_PLAN.sft.warmupSteps,
+        schedule: "cosine",
+        tokenBudget: 16384,
+        maxGradNorm: 1,
+        onStep: (s) => (s.step === WARMUP_STEPS ? (warm = Date.now()) : undefined),
+      });
+      const minutes = (Date.now() - warm) / 60000;
+      runs.push({
+        micro_batch_tokens: micro,
+        steps_per_min: (res.steps - WARMUP_STEPS) / minutes,
+        loss: res.lossByStep,
+      });
+    } finally {
+      await worker.stop();
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const base = runs[0]!;
+const out = {
+  seed,
+  steps,
+  examples: examples.length,
+  runs: runs.map((r) => ({
+    micro_batch_tokens: r.micro_batch_tokens,
+    steps_per_min: r.steps_per_min,
+    speedup: r.steps_per_min / base.steps_per_min,
+    max_loss_diff: Math.max(...r.loss.map((l, i) => Math.abs(l - base.loss[i]!))),
+  })),
+};
+if (json) process.stdout.write(`${JSON.stringify(out)}\n`);
+else
+  for (const r of out.runs)
+    console.log(
+      `micro-batch ${String(r.micro_batch_tokens).padStart(6)}: ${r.steps_per_min.toFixed(1)} steps/min, ` +
+        `×${r.speedup.toFixed(2)} against ${base.micro_batch_tokens}, loss within ${r.max_loss_diff.toExponential(1)}`,
+    );

@@ -1,0 +1,48 @@
+import { execFile } from "node:child_process";
+import { resolve } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, "../../..");
+
+async function bench(args: string[]) {
+  try {
+    const { stdout, stderr } = await run("npx", ["tsx", "bench/sft-micro-batch.ts", ...args], {
+      cwd: root,
+      timeout: 300_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: err.code ?? -1, stdout: err.stdout ?? "", stderr: err.stderr ?? "" };
+  }
+}
+
+describe("bench:sft-micro-batch", () => {
+  it("trains the same steps under each micro-batch size: the same losses, a speed ratio (--json)", async () => {
+    const r = await bench(["--seed", "2", "--steps", "7", "--tokens", "8192,512", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      steps: number;
+      examples: number;
+      runs: { micro_batch_tokens: number; steps_per_min: number; speedup: number; max_loss_diff: number }[];
+    };
+    expect(out.steps).toBe(7);
+    expect(out.examples).toBeGreaterThan(1000);
+    expect(out.runs.map((x) => x.micro_batch_tokens)).toEqual([8192, 512]);
+    expect(out.runs[0]!.speedup).toBe(1);
+    for (const x of out.runs) expect(x.steps_per_min).toBeGreaterThan(0);
+    // 512 tokens split every batch into several micro-batches: the gradient must be the same sum
+    expect(out.runs[1]!.max_loss_diff).toBeLessThan(1e-3);
+  }, 300_000);
+
+  it("refuses bad options with exit 2 before training", async () => {
+    const r = await bench(["--tokens", "8192,abc"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--tokens: abc");
+    const s = await bench(["--steps", "3"]);
+    expect(s.code).toBe(2);
+    expect(s.stderr).toContain("--steps must be an integer ≥ 6");
+  }, 60_000);
+});
