@@ -56,8 +56,8 @@ export type DemoEvent =
 /**
  * `envace demo`: data → tiny model → SFT (cached) → every arm from the SFT checkpoint → real-env
  * evaluation, fidelity, co-adaptation diagnostic → test-time rows → results.json, results.md,
- * report.html. Seeds run `jobs` at a time (default one after another); arms one after another within
- * a seed.
+ * report.html. Seeds run `jobs` at a time (default one after another); arms `plan.armJobs` at a time
+ * within a seed.
  */
 export async function runDemo(
   opts: DemoOptions,

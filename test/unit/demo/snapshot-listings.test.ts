@@ -52,8 +52,10 @@ describe("snapshot listings (SFT recipe v13)", () => {
   });
 
   it("the demo's SFT data adds its plan's share of them after the logs, which stay as they were", () => {
-    const withSnap = demoSftData(data, QUICK_PLAN, 2);
-    const without = demoSftData(data, { ...QUICK_PLAN, sftSnapshotListings: 0 }, 2);
+    // tenant contrasts (v16) come after the listings: off here, so that the tail is the listings
+    const plan = { ...QUICK_PLAN, sftTenantContrasts: 0 };
+    const withSnap = demoSftData(data, plan, 2);
+    const without = demoSftData(data, { ...plan, sftSnapshotListings: 0 }, 2);
     expect(withSnap.act).toEqual(without.act);
     expect(withSnap.rehearse.slice(0, without.rehearse.length)).toEqual(without.rehearse);
     const added = withSnap.rehearse.length - without.rehearse.length;
