@@ -1,28 +1,10 @@
-import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { promisify } from "node:util";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../src/engines/index.js";
 import { generateTasks, toolworldCorpus } from "../../../src/envs/toolworld/index.js";
-
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, "../../..");
-
-/** Runs a bench runner as `npm run bench:*` does (tsx), returning its exit code, stdout and stderr. */
-async function bench(script: string, args: string[]) {
-  try {
-    const { stdout, stderr } = await run("npx", ["tsx", join("bench", script), ...args], {
-      cwd: root,
-      timeout: 300_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: err.code ?? -1, stdout: err.stdout ?? "", stderr: err.stderr ?? "" };
-  }
-}
+import { bench } from "./run-bench.js";
 
 // A saved (untrained) tiny model: what a demo run's checkpoint directory holds, for the runners.
 let model: string;

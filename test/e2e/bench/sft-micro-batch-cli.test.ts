@@ -1,23 +1,7 @@
-import { execFile } from "node:child_process";
-import { resolve } from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { bench as runBench } from "./run-bench.js";
 
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, "../../..");
-
-async function bench(args: string[]) {
-  try {
-    const { stdout, stderr } = await run("npx", ["tsx", "bench/sft-micro-batch.ts", ...args], {
-      cwd: root,
-      timeout: 300_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: err.code ?? -1, stdout: err.stdout ?? "", stderr: err.stderr ?? "" };
-  }
-}
+const bench = (args: string[]) => runBench("sft-micro-batch.ts", args);
 
 describe("bench:sft-micro-batch", () => {
   it("trains the same steps under each micro-batch size: the same losses, a speed ratio (--json)", async () => {
