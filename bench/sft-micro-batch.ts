@@ -11,15 +11,13 @@
  * loss difference to the baseline over the steps: the split of a batch into micro-batches must not
  * change the gradient, only the speed.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildDemoData } from "../src/demo/data.js";
 import { FULL_PLAN } from "../src/demo/layout.js";
-import { demoSftData } from "../src/demo/sft-stage.js";
-import { startWorker } from "../src/engines/worker-supervisor.js";
+import { demoSftData, sftOrder, sftRunOptions, startSftWorker } from "../src/demo/sft-stage.js";
 import { runSft } from "../src/train/sft.js";
-import { mulberry32 } from "../src/train/task-sampler.js";
 import { benchArgs } from "./model-args.js";
 
 const WARMUP_STEPS = 5;
@@ -37,44 +35,22 @@ const tokens = (opt("tokens") ?? `${WORKER_DEFAULT},${FULL_PLAN.microBatchTokens
 const say = (m: string) => (json ? undefined : process.stderr.write(`${m}\n`));
 const data = buildDemoData(FULL_PLAN, seed);
 const sft = demoSftData(data, FULL_PLAN, seed);
-const examples = [...sft.act, ...sft.rehearse];
-const rand = mulberry32(seed ^ 0x5f7); // the demo's order (sft-stage.ts)
-for (let i = examples.length - 1; i > 0; i--) {
-  const j = Math.floor(rand() * (i + 1));
-  [examples[i], examples[j]] = [examples[j]!, examples[i]!];
-}
+const examples = sftOrder([...sft.act, ...sft.rehearse], seed);
 const { batchSize } = FULL_PLAN.sft;
 const batch = examples.slice(0, batchSize * steps);
 
-const dir = mkdtempSync(join(tmpdir(), "envace-sft-bench-"));
-writeFileSync(join(dir, "corpus.txt"), data.corpus);
-writeFileSync(join(dir, "vocab-extra.txt"), data.vocabulary.join("\n") + "\n");
-
+const root = mkdtempSync(join(tmpdir(), "envace-sft-bench-"));
 const runs: { micro_batch_tokens: number; steps_per_min: number; loss: number[] }[] = [];
 try {
   for (const micro of tokens) {
     say(`micro-batch ${micro} tokens: ${steps} steps ...`);
-    const worker = await startWorker({
-      init: {
-        corpus: join(dir, "corpus.txt"),
-        vocabExtra: join(dir, "vocab-extra.txt"),
-        size: FULL_PLAN.size,
-        seed,
-      },
-      port: 0,
-      checkpointRoot: dir,
-      extraArgs: ["--micro-batch-tokens", String(micro)],
-    });
+    const plan = { ...FULL_PLAN, microBatchTokens: micro };
+    const worker = await startSftWorker(join(root, String(micro)), data, plan, seed);
     try {
       let warm = 0;
       const res = await runSft(worker.client, worker.client, batch, {
+        ...sftRunOptions(plan),
         epochs: 1,
-        batchSize,
-        lr: FULL_PLAN.sft.lr,
-        warmupSteps: FULL_PLAN.sft.warmupSteps,
-        schedule: "cosine",
-        tokenBudget: 16384,
-        maxGradNorm: 1,
         onStep: (s) => (s.step === WARMUP_STEPS ? (warm = Date.now()) : undefined),
       });
       const minutes = (Date.now() - warm) / 60000;
@@ -88,7 +64,7 @@ try {
     }
   }
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
 }
 
 const base = runs[0]!;

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startWorker } from "../engines/worker-supervisor.js";
-import { runSft, type SftExample } from "../train/sft.js";
+import { runSft, type SftExample, type SftOptions } from "../train/sft.js";
 import { heldBackTasks, type DemoData } from "./data.js";
 import { copyProbes, runCopyCheck, type CopyCheckScore, type CopyProbe } from "./copy-check.js";
 import { demoWorkerArgs, type DemoPlan, type Pseudonyms } from "./layout.js";
@@ -173,37 +173,13 @@ async function trainSft(
   const t0 = Date.now();
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  writeFileSync(join(tmp, "corpus.txt"), data.corpus);
-  writeFileSync(join(tmp, "vocab-extra.txt"), data.vocabulary.join("\n") + "\n");
   onProgress({ phase: "init" });
-  const worker = await startWorker({
-    init: {
-      corpus: join(tmp, "corpus.txt"),
-      vocabExtra: join(tmp, "vocab-extra.txt"),
-      size: plan.size,
-      seed,
-    },
-    port: 0,
-    checkpointRoot: tmp, // the checkpoint is saved in the cache folder, wherever `--cache` puts it
-    extraArgs: demoWorkerArgs(plan),
-  });
+  // the checkpoint is saved in the cache folder, wherever `--cache` puts it
+  const worker = await startSftWorker(tmp, data, plan, seed);
   try {
-    // Acting and rehearsing examples interleaved, in a seeded order.
-    const rand = mulberry32(seed ^ 0x5f7);
-    for (let i = examples.length - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
-      [examples[i], examples[j]] = [examples[j]!, examples[i]!];
-    }
     onProgress({ phase: "tokenize" });
-    const res = await runSft(worker.client, worker.client, examples, {
-      epochs: plan.sft.epochs,
-      batchSize: plan.sft.batchSize,
-      lr: plan.sft.lr,
-      warmupSteps: plan.sft.warmupSteps,
-      schedule: "cosine",
-      tokenBudget: 16384,
-      maxGradNorm: 1,
+    const res = await runSft(worker.client, worker.client, sftOrder(examples, seed), {
+      ...sftRunOptions(plan),
       onStep: (s) => onProgress({ phase: "train", step: s.step, steps: s.steps, loss: s.loss }),
     });
     onProgress({ phase: "save" });
@@ -215,6 +191,50 @@ async function trainSft(
   } finally {
     await worker.stop();
   }
+}
+
+/**
+ * A worker on a fresh tiny model of the plan's size, initialised by `seed` from the seed's corpus and
+ * vocabulary (written into `dir`, which is also its checkpoint root), with the plan's worker args.
+ */
+export async function startSftWorker(dir: string, data: DemoData, plan: DemoPlan, seed: number) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "corpus.txt"), data.corpus);
+  writeFileSync(join(dir, "vocab-extra.txt"), data.vocabulary.join("\n") + "\n");
+  return startWorker({
+    init: {
+      corpus: join(dir, "corpus.txt"),
+      vocabExtra: join(dir, "vocab-extra.txt"),
+      size: plan.size,
+      seed,
+    },
+    port: 0,
+    checkpointRoot: dir,
+    extraArgs: demoWorkerArgs(plan),
+  });
+}
+
+/** The SFT examples in training order: acting and rehearsing interleaved, shuffled in place by `seed`. */
+export function sftOrder(examples: SftExample[], seed: number): SftExample[] {
+  const rand = mulberry32(seed ^ 0x5f7);
+  for (let i = examples.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [examples[i], examples[j]] = [examples[j]!, examples[i]!];
+  }
+  return examples;
+}
+
+/** The plan's SFT schedule as `runSft` options. */
+export function sftRunOptions(plan: DemoPlan): SftOptions {
+  return {
+    epochs: plan.sft.epochs,
+    batchSize: plan.sft.batchSize,
+    lr: plan.sft.lr,
+    warmupSteps: plan.sft.warmupSteps,
+    schedule: "cosine",
+    tokenBudget: 16384,
+    maxGradNorm: 1,
+  };
 }
 
 const CHECK_FILE = "copy-check.json";
