@@ -2,13 +2,13 @@
  * Diagnostic: where test-time rehearsal can help a demo policy, and where it loses (issue 11).
  *
  *   npm run bench:testtime-headroom -- --model DIR [--seed 0] [--tasks N] [--attempts 4]
- *        [--samples 4] [--temperature T] [--json]
+ *        [--samples 4] [--temperature T] [--memory digest|consensus|summary] [--json]
  *
  * DIR is a saved demo model: an arm's `runs/<run>/arms/<arm>/checkpoints/step-N/model` or an SFT
  * checkpoint under `runs/cache`. The tasks are that seed's env-less evaluation tasks (`--tasks N`:
  * N of them spread evenly; default all), run in their real environment three ways: greedy without
- * rehearsal (the demo's `none` row), greedy with `parallel:<attempts>` rehearsal and a digest note
- * (its `parallel` row; attempts at `--temperature`, default the demo's), and `--samples` plain runs
+ * rehearsal (the demo's `none` row), greedy with `parallel:<attempts>` rehearsal and its note
+ * (its `parallel` row; attempts at `--temperature`, the note's `--memory`, defaults the demo's), and `--samples` plain runs
  * at that temperature. Prints `measureHeadroom`'s report (src/bench/testtime-headroom.ts):
  * pass_at_samples − none bounds what choosing among the policy's own tries could gain; the attempt
  * figures say whether the rehearsal showed anything to choose from, and the replays of imagined
@@ -21,6 +21,7 @@ import { withCompactTools } from "../src/demo/policy-view.js";
 import { testTimeEpisode, testTimeRehearsal } from "../src/demo/testtime-rows.js";
 import { modelBenchArgs } from "./model-args.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
+import { parseMemoryKind } from "../src/testtime/rehearsal-spec.js";
 import { boundedChatModel } from "../src/rollout/bounded-model.js";
 
 const { opt, fail, int, model, seed, json } = modelBenchArgs(process.argv.slice(2));
@@ -28,6 +29,13 @@ const attempts = int("attempts", 4, 1);
 const samples = int("samples", 4, 1);
 const temperature = Number(opt("temperature") ?? FULL_PLAN.testtimeTemperature ?? 1);
 if (!(temperature >= 0)) fail("--temperature must be a number ≥ 0");
+const memoryFlag = opt("memory");
+let memory = FULL_PLAN.testtimeMemory;
+try {
+  if (memoryFlag !== undefined) memory = parseMemoryKind(memoryFlag);
+} catch (e) {
+  fail((e as Error).message);
+}
 
 const all = buildDemoData(FULL_PLAN, seed).eval.envless;
 const n = Math.min(all.length, int("tasks", all.length, 1));
@@ -42,7 +50,7 @@ try {
     episode: testTimeEpisode(
       boundedChatModel(withCompactTools(worker.client.chatModel()), FULL_PLAN.concurrency),
     ),
-    rehearsal: testTimeRehearsal("parallel", attempts, temperature),
+    rehearsal: testTimeRehearsal("parallel", attempts, temperature, memory),
     samples,
     sampleTemperature: temperature,
     concurrency: 2,
@@ -51,6 +59,7 @@ try {
     model,
     seed,
     attempts,
+    memory: memory ?? "digest",
     samples,
     temperature,
     minutes: (Date.now() - started) / 60000,

@@ -2,20 +2,12 @@ import type { Task } from "../core/task.js";
 import type { EnvFactory } from "../rollout/real-responder.js";
 import type { ToolCallRecord } from "../rollout/types.js";
 import type { RehearsalAttempt } from "../testtime/types.js";
+import { isErrorResult } from "../testtime/consensus.js";
 
 /** Did the real environment also say no where the rehearsal imagined a tool refusing? */
 export type ErrorReplay = "confirmed" | "false_alarm";
 
-/** An error result: refused by validation or the responder, or a JSON object with an `error` key. */
-export function isErrorResult(c: ToolCallRecord): boolean {
-  if (!c.ok) return true;
-  try {
-    const v: unknown = JSON.parse(c.result);
-    return typeof v === "object" && v !== null && !Array.isArray(v) && "error" in v;
-  } catch {
-    return false;
-  }
-}
+export { isErrorResult };
 
 /** A tool that said no in an imagined attempt: an error result from the rehearser, not a call validation refused. */
 export function isImaginedRefusal(c: ToolCallRecord): boolean {

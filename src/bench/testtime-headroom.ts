@@ -1,12 +1,12 @@
 import { mapConcurrent } from "../core/map-concurrent.js";
 import type { Task } from "../core/task.js";
-import type { ToolCallRecord } from "../rollout/types.js";
 import {
   runEpisodeWithRehearsal,
   type RehearsalEpisodeOptions,
   type RehearsalEpisodeResult,
 } from "../testtime/episode.js";
-import type { RehearsalAttempt, RehearsalOptions } from "../testtime/types.js";
+import type { RehearsalOptions } from "../testtime/types.js";
+import { attemptSignature, callSignature } from "../testtime/consensus.js";
 import { countFailures, type FailureCounts } from "./failure-kinds.js";
 import { isErrorResult, replayImaginedError, type ErrorReplay } from "./imagined-error-replay.js";
 
@@ -80,13 +80,7 @@ export interface HeadroomReport {
   failures: { none: FailureCounts; rehearsed: FailureCounts };
 }
 
-/** A turn's calls (name and arguments, in order) and whether it ended with a reply to the user. */
-export function callSignature(calls: readonly ToolCallRecord[], replied: boolean): string {
-  const parts = calls.map((c) => `${c.call.name}${JSON.stringify(c.call.arguments)}`);
-  return `${parts.join(" ; ")} => ${replied ? "reply" : "no reply"}`;
-}
-
-const attemptSignature = (a: RehearsalAttempt) => callSignature(a.calls, a.end === "replied");
+export { callSignature };
 
 function turnSignature(ep: RehearsalEpisodeResult, turn: number): string {
   return callSignature(

@@ -1,4 +1,5 @@
 import type { PastAgentHabits } from "../envs/toolworld/index.js";
+import type { RehearsalMemoryKind } from "../testtime/types.js";
 
 /**
  * The demo's scenario (issue 5): executable environments are scarce. Of the three training
@@ -25,6 +26,12 @@ export interface DemoExperiments {
    * repeats of one arm from one SFT checkpoint, to measure how much an RL run alone varies.
    */
   rlSeedOffset?: number;
+  /**
+   * Share of each step's single-turn RL tasks played under a note the policy wrote itself just
+   * before, as test-time rehearsal writes it (`own-rehearsal-notes.ts`; default 0). Seed 3, in place
+   * of the logged notes at 0.25: `envace` none 73.0, parallel:4 −7.9 (logged notes: 78.3, −11.2).
+   */
+  rlOwnNoteShare?: number;
 }
 
 /** How the SFT logs are pseudonymized (`entity-coverage.ts`). */
@@ -123,6 +130,8 @@ export interface DemoPlan {
   };
   /** Sampling temperature of test-time rehearsal's imagined attempts (default 1). */
   testtimeTemperature?: number;
+  /** How test-time rehearsal's attempts become the committed actor's note (default `digest`). */
+  testtimeMemory?: RehearsalMemoryKind;
   /** Env-less evaluation tasks the success curve runs at each of its points. */
   curveTasks: number;
   /** Calls per fidelity set (recorded, own, unseen), taken from the env-less domains in turn. */

@@ -17,6 +17,11 @@ import { demoWorkerArgs, type DemoPlan } from "./layout.js";
 import { withCompactTools } from "./policy-view.js";
 import { curveEvaluator } from "./curve.js";
 import { tasksWithLoggedNotes } from "./rehearsal-notes.js";
+import { withOwnRehearsalNotes } from "./own-rehearsal-notes.js";
+import { testTimeRehearsal } from "./testtime-rows.js";
+
+/** Attempts behind an RL episode's own note: the demo's test-time rows rehearse `parallel:4`. */
+const NOTE_ATTEMPTS = 4;
 
 /** Training rollouts' limits: toolworld acts and rehearsals are short. */
 const TRAIN_LIMITS = { max_assistant_turns: 4, max_parallel_calls: 4, context_budget: 1024, max_tokens: 96 };
@@ -120,12 +125,26 @@ export async function trainArm(
     });
     const metrics: StepMetrics[] = [];
     const sampler = binaryReward(
-      rolloutSampler({
-        policy,
-        responder,
-        config,
-        onEpisode: (done, total) => ctx.onEpisode(done, total),
-      }),
+      withOwnRehearsalNotes(
+        rolloutSampler({
+          policy,
+          responder,
+          config,
+          onEpisode: (done, total) => ctx.onEpisode(done, total),
+        }),
+        {
+          policy,
+          share: plan.experiments?.rlOwnNoteShare ?? 0,
+          seed: ctx.seed,
+          rehearsal: testTimeRehearsal(
+            "parallel",
+            NOTE_ATTEMPTS,
+            plan.testtimeTemperature ?? 1,
+            plan.testtimeMemory,
+          ),
+          pool: ctx.tasks,
+        },
+      ),
     );
     const tasks = tasksWithLoggedNotes(
       ctx.tasks,

@@ -148,6 +148,7 @@ async function runArm(
           ctx.quick ? 2 : 4,
           plan.concurrency,
           plan.testtimeTemperature,
+          plan.testtimeMemory,
         )),
       );
     }

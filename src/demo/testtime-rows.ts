@@ -5,21 +5,22 @@ import { createToolworldEnv } from "../envs/toolworld/index.js";
 import type { TestTimeRow } from "../report/results.js";
 import { meanCI } from "../report/stats.js";
 import { runEpisodeWithRehearsal, type RehearsalEpisodeOptions } from "../testtime/episode.js";
-import type { RehearsalOptions } from "../testtime/types.js";
+import type { RehearsalMemoryKind, RehearsalOptions } from "../testtime/types.js";
 import { EVAL_DECODING } from "./evaluate.js";
 
 /**
  * The demo's test-time rehearsal options for one mode (`none`, or `n` attempts condensed into a
- * digest note), its attempts sampled at `attemptTemperature`.
+ * note: `memory`, default a digest of them all), its attempts sampled at `attemptTemperature`.
  */
 export function testTimeRehearsal(
   mode: RehearsalOptions["mode"],
   n: number,
   attemptTemperature: number,
+  memory: RehearsalMemoryKind = "digest",
 ): RehearsalOptions {
   return {
     mode,
-    ...(mode === "none" ? {} : { n, memory: "digest" as const }),
+    ...(mode === "none" ? {} : { n, memory }),
     promptVariant: "compact",
     maxTokensPerCall: EVAL_DECODING.maxTokens,
     maxStepsPerAttempt: EVAL_DECODING.maxAssistantTurns,
@@ -55,10 +56,11 @@ export async function testTimeRows(
   concurrency: number,
   /** Sampling temperature of the imagined attempts (acting and rehearsing). */
   attemptTemperature = 1,
+  memory: RehearsalMemoryKind = "digest",
 ): Promise<TestTimeRow[]> {
   const rows: TestTimeRow[] = [];
   for (const mode of ["none", "parallel", "sequential"] as const) {
-    const rehearsal = testTimeRehearsal(mode, n, attemptTemperature);
+    const rehearsal = testTimeRehearsal(mode, n, attemptTemperature, memory);
     const results = await mapConcurrent(
       tasks,
       Math.max(1, Math.floor(concurrency / Math.max(1, n))),
@@ -69,7 +71,7 @@ export async function testTimeRows(
       policy: policyName,
       mode,
       n: mode === "none" ? 0 : n,
-      ...(mode === "none" ? {} : { memory: "digest" }),
+      ...(mode === "none" ? {} : { memory }),
       success: { mean: success.mean, ci95: Number.isNaN(success.ci95) ? null : success.ci95, n: success.n },
       real_calls_during_rehearsal: results.reduce((a, r) => a + r.rehearsal.realCallsDuringRehearsal, 0),
       rehearsal_tokens_per_task:

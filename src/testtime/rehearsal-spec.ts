@@ -15,8 +15,8 @@ export function parseRehearsalSpec(spec: string): { mode: RehearsalMode; n: numb
 }
 
 export function parseMemoryKind(v: string): RehearsalMemoryKind {
-  if (v === "summary" || v === "digest") return v;
-  throw new EnvaceError("INVALID_CONFIG", `--memory must be summary or digest, got "${v}"`);
+  if (v === "summary" || v === "digest" || v === "consensus") return v;
+  throw new EnvaceError("INVALID_CONFIG", `--memory must be summary, digest or consensus, got "${v}"`);
 }
 
 export function parseRehearsalScope(v: string): RehearsalScope {

@@ -1,6 +1,7 @@
 import type { Message } from "../core/messages.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
+import { consensusPlan } from "./consensus.js";
 import { digestAttempts } from "./digest.js";
 import { imagineAttempt, type ImagineInput } from "./imagine.js";
 import { memoryNote, revisionNote } from "./memory-view.js";
@@ -85,7 +86,8 @@ export async function rehearse(input: RehearseInput): Promise<Rehearsal> {
   input.stats.attempts += attempts.length;
 
   const digest = digestAttempts(attempts, o.maxMemoryChars);
-  let memory = digest;
+  const consensus = o.memory === "consensus" ? consensusPlan(attempts) : undefined;
+  let memory = consensus ? digestAttempts([consensus], o.maxMemoryChars) : digest;
   if ((o.memory ?? "digest") === "summary") {
     const summaryLimits: MeterLimits = {
       defaultMaxTokens: o.summaryMaxTokens ?? 256,

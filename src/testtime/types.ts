@@ -3,8 +3,11 @@ import type { RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
 
 /** `none`: act for real at once; `parallel`: N independent attempts; `sequential`: N attempts, each revising the last. */
 export type RehearsalMode = "none" | "parallel" | "sequential";
-/** How the attempts become a note: the policy's own summary, or a deterministic digest (small models). */
-export type RehearsalMemoryKind = "summary" | "digest";
+/**
+ * How the attempts become a note: the policy's own summary, a deterministic digest of every attempt
+ * (small models), or the digest of the consensus attempt alone (`consensus.ts`).
+ */
+export type RehearsalMemoryKind = "summary" | "digest" | "consensus";
 /** Rehearse once per user turn (before its first real action), or before every real action. */
 export type RehearsalScope = "turn" | "action";
 

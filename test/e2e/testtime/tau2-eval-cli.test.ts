@@ -26,6 +26,7 @@ describe("envace eval --bench tau2:mock --rehearsal (mock agent and user endpoin
   it.each([
     ["parallel:2", "digest"],
     ["sequential:2", "summary"],
+    ["parallel:2", "consensus"],
   ])(
     "%s --memory %s: commits once, reports rehearsal cost, no real or user call while rehearsing",
     async (spec, memory) => {

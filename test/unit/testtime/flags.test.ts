@@ -35,6 +35,7 @@ describe("rehearsal flags", () => {
       promptVariant: "compact",
     });
     expect(rehearsalFromFlags({})).toEqual({ mode: "none", n: 0, memory: "digest", scope: "turn" });
+    expect(rehearsalFromFlags({ rehearsal: "parallel:2", memory: "consensus" }).memory).toBe("consensus");
     expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", memory: "notes" })).toThrow(/--memory/);
     expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", rehearsalScope: "episode" })).toThrow(
       /--rehearsal-scope/,
