@@ -233,6 +233,11 @@ export const FULL_PLAN: DemoPlan = {
   // committed actor copied from them; on 3 seeds × {sft, envace} the loss against the none row
   // shrank in every case (e.g. `envace` seed 0: −7.8 → −1.3), RESULTS.md (issue 11).
   testtimeTemperature: 0.5,
+  // The committed actor reads the plan most attempts agree on, refused calls left out
+  // (`consensusPlan`), not a digest of every attempt: with the digest it copied the minority
+  // attempt and the refused write as readily as the majority (envace, seed 3: parallel:4 −9.2,
+  // forbidden writes 11 → 22; with the consensus plan +0.7, 11 → 10). RESULTS.md (issue 11).
+  testtimeMemory: "consensus",
   curveTasks: 40,
   fidelityCalls: 80,
   concurrency: 64,
@@ -264,6 +269,7 @@ export const QUICK_PLAN: DemoPlan = {
   microBatchTokens: 2048,
   armJobs: 2,
   testtimeTemperature: 0.5,
+  testtimeMemory: "consensus",
   curveTasks: 4,
   fidelityCalls: 16,
   concurrency: 32,

@@ -12,48 +12,76 @@ export function isErrorResult(c: ToolCallRecord): boolean {
   }
 }
 
+const callKey = (c: ToolCallRecord) => `${c.call.name}${JSON.stringify(c.call.arguments)}`;
+
 /** A turn's calls (name and arguments, in order) and whether it ended with a reply to the user. */
 export function callSignature(calls: readonly ToolCallRecord[], replied: boolean): string {
-  const parts = calls.map((c) => `${c.call.name}${JSON.stringify(c.call.arguments)}`);
-  return `${parts.join(" ; ")} => ${replied ? "reply" : "no reply"}`;
+  return `${calls.map(callKey).join(" ; ")} => ${replied ? "reply" : "no reply"}`;
 }
 
 export const attemptSignature = (a: RehearsalAttempt): string => callSignature(a.calls, a.end === "replied");
 
-/** An attempt that ran to a reply with no tool saying no: the rehearsal found nothing wrong with it. */
-const clean = (a: RehearsalAttempt) => a.end === "replied" && !a.calls.some(isErrorResult);
-
 /**
- * The attempt the most attempts agree with (same calls with the same arguments, same ending),
- * among the clean ones (every attempt when none is clean); ties go to the earliest. The one piece
- * of news an imagined attempt brings is a tool that said no, so an attempt that met one is not the
- * plan to follow when another attempt got through; the majority of the rest is what the policy
- * does most often from this state.
+ * Calls (name and arguments) that the tools refused in more than half of the attempts that made
+ * them: what the rehearsal learnt not to do. One imagined refusal against agreeing successes is
+ * noise of the imagined world, not news.
  */
-export function consensusAttempt(attempts: readonly RehearsalAttempt[]): RehearsalAttempt | undefined {
-  const pool = attempts.some(clean) ? attempts.filter(clean) : attempts;
-  const counts = new Map<string, number>();
-  for (const a of pool) counts.set(attemptSignature(a), (counts.get(attemptSignature(a)) ?? 0) + 1);
-  let best: RehearsalAttempt | undefined;
-  for (const a of pool)
-    if (best === undefined || counts.get(attemptSignature(a))! > counts.get(attemptSignature(best))!)
-      best = a;
-  return best;
+export function refusedCalls(attempts: readonly RehearsalAttempt[]): Set<string> {
+  const made = new Map<string, { n: number; refused: number }>();
+  for (const a of attempts)
+    for (const c of a.calls) {
+      const m = made.get(callKey(c)) ?? { n: 0, refused: 0 };
+      m.n++;
+      if (isErrorResult(c)) m.refused++;
+      made.set(callKey(c), m);
+    }
+  return new Set([...made].filter(([, m]) => m.refused * 2 > m.n).map(([k]) => k));
+}
+
+/** The attempt as a plan: its calls without the refused ones (the rest of it as it was). */
+function withoutRefused(a: RehearsalAttempt, refused: ReadonlySet<string>): RehearsalAttempt {
+  const kept = (calls: readonly ToolCallRecord[]) => calls.filter((c) => !refused.has(callKey(c)));
+  if (!a.calls.some((c) => refused.has(callKey(c)))) return a;
+  const plan: RehearsalAttempt = { ...a, calls: kept(a.calls) };
+  // an attempt that went on past the reply (τ²) is digested from its turns
+  if (a.turns) plan.turns = a.turns.map((t) => ({ ...t, calls: kept(t.calls) }));
+  return plan;
 }
 
 /**
- * What the note shows of the rehearsal (memory `consensus`): the consensus attempt without the
- * calls a tool said no to. When every attempt met a refusal, the majority's refused call is the
- * one thing the rehearsal learnt not to do; shown as it was, a small actor copies it (issue 11,
- * seed 2: 74 of 93 imagined forbidden writes were imagined refused, and the committed run made
- * them anyway).
+ * What the note shows of the rehearsal (memory `consensus`): the plan most attempts agree on.
+ * Each attempt becomes a plan without the calls the rehearsal found refused (`refusedCalls`);
+ * among the plans that reached a reply (all of them when none did), the most frequent one (same
+ * calls with the same arguments, same ending) wins; ties go to a plan an attempt carried out
+ * whole, then to the earliest. Why not every
+ * attempt (`digest`): a small actor copies from the note, and in a digest of four it copied the
+ * minority attempt, and the refused write, as readily as the majority (issue 11, seed 3: forbidden
+ * writes 11 → 22 with a digest note).
  */
 export function consensusPlan(attempts: readonly RehearsalAttempt[]): RehearsalAttempt | undefined {
-  const chosen = consensusAttempt(attempts);
-  if (!chosen || !chosen.calls.some(isErrorResult)) return chosen;
-  const kept = (calls: readonly ToolCallRecord[]) => calls.filter((c) => !isErrorResult(c));
-  const plan: RehearsalAttempt = { ...chosen, calls: kept(chosen.calls) };
-  // an attempt that went on past the reply (τ²) is digested from its turns
-  if (chosen.turns) plan.turns = chosen.turns.map((t) => ({ ...t, calls: kept(t.calls) }));
-  return plan;
+  const refused = refusedCalls(attempts);
+  const plans = attempts.map((a) => {
+    const plan = withoutRefused(a, refused);
+    return { plan, whole: plan === a, heard: heardRefusals(a, refused) };
+  });
+  const replied = plans.filter((p) => p.plan.end === "replied");
+  const pool = replied.length > 0 ? replied : plans;
+  const counts = new Map<string, number>();
+  for (const { plan } of pool)
+    counts.set(attemptSignature(plan), (counts.get(attemptSignature(plan)) ?? 0) + 1);
+  let top = 0;
+  for (const n of counts.values()) top = Math.max(top, n);
+  // ties: a plan some attempt carried out whole (nothing refused) before one pieced together
+  const modal = pool.filter((p) => counts.get(attemptSignature(p.plan)) === top);
+  const first = modal.find((p) => p.whole) ?? modal[0];
+  if (!first) return undefined;
+  // of the attempts behind the winning plan, one that was told no where the plan leaves a call
+  // out: its reply was written knowing it
+  const sig = attemptSignature(first.plan);
+  return (pool.find((p) => attemptSignature(p.plan) === sig && p.heard) ?? first).plan;
+}
+
+/** Every refused call the attempt made was refused to it too. */
+function heardRefusals(a: RehearsalAttempt, refused: ReadonlySet<string>): boolean {
+  return a.calls.every((c) => !refused.has(callKey(c)) || isErrorResult(c));
 }

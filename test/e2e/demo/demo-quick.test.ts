@@ -139,6 +139,8 @@ describe("envace demo --quick --json", () => {
       "envace:sequential",
     ]);
     for (const r of results.testtime) expect(r.real_calls_during_rehearsal).toBe(0);
+    // the plan's memory: the consensus plan of the attempts
+    for (const r of results.testtime) expect(r.memory).toBe(r.mode === "none" ? undefined : "consensus");
     expect(results.testtime.find((r) => r.mode === "parallel")!.rehearsal_tokens_per_task).toBeGreaterThan(0);
   });
 

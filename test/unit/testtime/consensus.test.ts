@@ -1,88 +1,92 @@
 import { describe, expect, it } from "vitest";
 import type { ToolCallRecord } from "../../../src/rollout/types.js";
 import { runEpisodeWithRehearsal } from "../../../src/testtime/index.js";
-import { consensusAttempt, consensusPlan } from "../../../src/testtime/consensus.js";
+import { consensusPlan, refusedCalls } from "../../../src/testtime/consensus.js";
 import type { RehearsalAttempt } from "../../../src/testtime/types.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 import { call, isCommitted, OrderEnv, orderTask, result, systemOf } from "./fixtures.js";
 
-const record = (id: string, res: string, ok = true): ToolCallRecord => ({
+const record = (name: string, id: string, res: string, ok = true): ToolCallRecord => ({
   turn: 0,
-  call: { id: "c", name: "get_order", arguments: { order_id: id } },
+  call: { id: "c", name, arguments: { order_id: id } },
   result: res,
   ok,
   source: "rehearsal",
 });
-const attempt = (index: number, calls: ToolCallRecord[], end: RehearsalAttempt["end"] = "replied") => ({
-  index,
-  end,
-  calls,
+const attempt = (
+  index: number,
+  calls: ToolCallRecord[],
+  end: RehearsalAttempt["end"] = "replied",
+  reply?: string,
+): RehearsalAttempt => ({ index, end, calls, ...(reply !== undefined ? { reply } : {}) });
+
+const a1 = () => record("get_order", "A1", '{"status":"cancelled"}');
+const a2 = () => record("get_order", "A2", '{"status":"pending"}');
+const cancelOk = () => record("cancel_order", "A1", '{"status":"cancelled"}');
+const cancelNo = () => record("cancel_order", "A1", '{"error":"order A1 is cancelled"}');
+const index = (as: RehearsalAttempt[]) => consensusPlan(as)?.index;
+
+describe("refusedCalls: what the rehearsal learnt not to do", () => {
+  it("is the calls refused in more than half of the attempts that made them", () => {
+    const key = 'cancel_order{"order_id":"A1"}';
+    expect(refusedCalls([attempt(0, [a1(), cancelNo()]), attempt(1, [a1(), cancelNo()])])).toEqual(
+      new Set([key]),
+    );
+    expect(
+      refusedCalls([attempt(0, [cancelNo()]), attempt(1, [cancelNo()]), attempt(2, [cancelOk()])]),
+    ).toEqual(new Set([key]));
+    // one refusal against one success is not news; a call validation refused counts as refused
+    expect(refusedCalls([attempt(0, [cancelNo()]), attempt(1, [cancelOk()])]).size).toBe(0);
+    expect(refusedCalls([attempt(0, [record("get_order", "A1", "INVALID", false)])]).size).toBe(1);
+  });
 });
 
-describe("consensusAttempt: the attempt to follow", () => {
-  const a1 = () => record("A1", '{"status":"pending"}');
-  const a2 = () => record("A2", '{"status":"pending"}');
-  const refused = () => record("A1", '{"error":"order A1 is cancelled"}');
-
+describe("consensusPlan: the plan most attempts agree on", () => {
   it("is the most frequent attempt (same calls, arguments and ending), ties to the earliest", () => {
-    expect(consensusAttempt([attempt(0, [a2()]), attempt(1, [a1()]), attempt(2, [a1()])])?.index).toBe(1);
-    expect(consensusAttempt([attempt(0, [a2()]), attempt(1, [a1()])])?.index).toBe(0);
-    // the imagined results do not split a majority; the ending does
+    expect(index([attempt(0, [a2()]), attempt(1, [a1()]), attempt(2, [a1()])])).toBe(1);
+    expect(index([attempt(0, [a2()]), attempt(1, [a1()])])).toBe(0);
+    // imagined results do not split a majority
+    expect(index([attempt(0, [a1()]), attempt(1, [a2()]), attempt(2, [{ ...a2(), result: "{}" }])])).toBe(1);
+    // attempts that reached a reply come first; without any, the majority of all
     expect(
-      consensusAttempt([attempt(0, [a1()]), attempt(1, [a2()]), attempt(2, [{ ...a2(), result: "{}" }])])
-        ?.index,
-    ).toBe(1);
-    expect(
-      consensusAttempt([
-        attempt(0, [a2()], "max_assistant_turns"),
-        attempt(1, [a1()], "max_assistant_turns"),
-        attempt(2, [{ ...a1(), result: "{}" }], "max_assistant_turns"),
-      ])?.index,
-    ).toBe(1);
-    expect(consensusAttempt([])).toBeUndefined();
-  });
-
-  it("leaves out attempts that met a tool saying no or did not reply, while another got through", () => {
-    expect(
-      consensusAttempt([attempt(0, [refused()]), attempt(1, [refused()]), attempt(2, [a2()])])?.index,
+      index([attempt(0, [a1()], "max_steps"), attempt(1, [a1()], "max_steps"), attempt(2, [a2()])]),
     ).toBe(2);
     expect(
-      consensusAttempt([
-        attempt(0, [a1()], "max_steps"),
+      index([
+        attempt(0, [a2()], "max_steps"),
         attempt(1, [a1()], "max_steps"),
-        attempt(2, [record("A1", "INVALID", false)]),
-        attempt(3, [a2()]),
-      ])?.index,
-    ).toBe(3);
-    // none got through: the majority of all of them
-    expect(
-      consensusAttempt([attempt(0, [a2()], "max_steps"), attempt(1, [refused()]), attempt(2, [refused()])])
-        ?.index,
+        attempt(2, [a1()], "max_steps"),
+      ]),
     ).toBe(1);
-  });
-});
-
-describe("consensusPlan: what the note shows", () => {
-  const lookup = record("A1", '{"status":"cancelled"}');
-  const cancel: ToolCallRecord = {
-    ...record("A1", '{"error":"order A1 is cancelled"}'),
-    call: { id: "c", name: "cancel_order", arguments: { order_id: "A1" } },
-  };
-  it("is the consensus attempt as it was when no tool said no to it", () => {
-    const clean = attempt(1, [lookup]);
-    expect(consensusPlan([attempt(0, [lookup, cancel]), clean])).toBe(clean);
-  });
-  it("leaves out the refused calls when every attempt met a refusal, and keeps the rest of the attempt", () => {
-    const refused = { ...attempt(0, [lookup, cancel]), reply: "A1 is cancelled already." };
-    const plan = consensusPlan([refused, attempt(1, [cancel])]);
-    expect(plan).toEqual({ ...refused, calls: [lookup] });
-    expect(refused.calls).toHaveLength(2); // the attempt itself is left as it was
     expect(consensusPlan([])).toBeUndefined();
+  });
+
+  it("leaves the refused calls out of every plan, so the majority counts what would be done", () => {
+    // three attempts cancel and are told no, one imagines the cancel went through, one only looks:
+    // the plan is the lookup and the reply of an attempt that heard the refusal
+    const told = attempt(0, [a1(), cancelNo()], "replied", "A1 is cancelled already.");
+    const plan = consensusPlan([
+      attempt(1, [a1(), cancelOk()], "replied", "Done."),
+      told,
+      attempt(2, [a1(), cancelNo()], "replied", "Sorry."),
+      attempt(3, [a1(), cancelNo()], "replied", "Sorry!"),
+    ]);
+    expect(plan).toEqual({ ...told, calls: [a1()] });
+    expect(told.calls).toHaveLength(2); // the attempt itself is left as it was
+  });
+
+  it("keeps a call that most attempts imagined going through, refusal or not", () => {
+    const plan = consensusPlan([
+      attempt(0, [a1(), cancelNo()]),
+      attempt(1, [a1(), cancelOk()]),
+      attempt(2, [a1()]),
+    ]);
+    expect(plan?.calls.map((c) => c.call.name)).toEqual(["get_order", "cancel_order"]);
   });
 });
 
 describe("memory `consensus` in a rehearsed episode", () => {
-  it("shows the committed actor only the consensus attempt, and says how many attempts ran", async () => {
+  it("shows the committed actor only the consensus plan, and says how many attempts ran", async () => {
     // attempts 1 and 3 look up A2 (the rehearser says it does not exist), 2 and 4 look up A1
     let firstActs = 0;
     const p = new ScriptedPolicy({
@@ -116,6 +120,8 @@ describe("memory `consensus` in a rehearsed episode", () => {
     expect(ep.rehearsals[0]!.rehearsal.attempts).toHaveLength(4);
     const note = systemOf(p.callsFor("act").find((c) => isCommitted(c.request))!.request);
     expect(note).toContain("rehearsed this step privately 4 time(s)");
+    // the A2 lookups were refused in every attempt that made them: left out, the plan "reply at
+    // once" ties with the A1 lookup, which two attempts carried out whole
     expect(note.match(/^Attempt \d/gm)).toEqual(["Attempt 2"]);
     expect(note).toContain('- get_order {"order_id":"A1"} -> {"order_id":"A1","status":"pending"}');
     expect(note).not.toContain("A2");

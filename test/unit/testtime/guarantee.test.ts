@@ -23,7 +23,7 @@ import {
 const MODES: RehearsalOptions[] = [];
 for (const mode of ["parallel", "sequential"] as const)
   for (const n of [1, 3])
-    for (const memory of ["digest", "summary"] as const)
+    for (const memory of ["digest", "summary", "consensus"] as const)
       for (const scope of ["turn", "action"] as const) MODES.push({ mode, n, memory, scope });
 
 describe("no real call and no user while rehearsing", () => {
