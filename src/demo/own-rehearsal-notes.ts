@@ -5,7 +5,9 @@ import type { Task } from "../core/task.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import type { EpisodeSampler } from "../train/loop.js";
 import { MEMORY_HEADER, withMemory } from "../testtime/memory-view.js";
+import { imagineAttempt } from "../testtime/imagine.js";
 import { rehearse } from "../testtime/rehearse.js";
+import { withSamplingSeeds } from "../core/sampling-seeds.js";
 import { emptyRehearsalStats, type RehearsalOptions } from "../testtime/types.js";
 import { borrowExamples } from "./data.js";
 
@@ -63,6 +65,11 @@ export function withOwnRehearsalNotes(sampler: EpisodeSampler, o: OwnNotesOption
           turn: 0,
           options: o.rehearsal,
           stats: emptyRehearsalStats(o.rehearsal),
+          // each attempt's requests seeded from (seed, step, task, attempt), as the rollouts' are
+          imagine: (input, index) =>
+            withSamplingSeeds({ seed: o.seed, step: opts.step, task: `${task.id}#note`, sample: index }, () =>
+              imagineAttempt(input, index),
+            ),
         });
         if (!r.note) return task;
         const system = withMemory(conversation, r.note)[0]!;

@@ -78,17 +78,21 @@ describe("bench:testtime-headroom", () => {
       "--json",
     ]);
     expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as Record<string, number>;
+    const out = JSON.parse(r.stdout) as Record<string, number | string>;
     expect(out.tasks).toBe(2);
+    expect(out.memory).toBe("consensus"); // the demo's test-time memory
     expect(out.imagined_errors_replayed).toBeGreaterThanOrEqual(0);
     expect(out.imagined_errors_confirmed).toBeGreaterThanOrEqual(0);
     expect(out.imagined_errors_confirmed).toBeLessThanOrEqual(1);
     expect(out.rehearsed_turns).toBeGreaterThan(0);
   });
 
-  it("exits 2 without a model", async () => {
+  it("exits 2 without a model, and on an unknown --memory", async () => {
     const r = await bench("testtime-headroom.ts", ["--tasks", "2"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--model DIR is required");
+    const bad = await bench("testtime-headroom.ts", ["--model", model, "--memory", "notes"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--memory must be summary, digest or consensus");
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ChatRequest } from "../../../src/core/model.js";
+import type { ChatModel, ChatRequest } from "../../../src/core/model.js";
+import { requestSeed, scopedSeed } from "../../../src/core/sampling-seeds.js";
 import type { Task } from "../../../src/core/task.js";
 import { buildDemoData } from "../../../src/demo/data.js";
 import { QUICK_PLAN } from "../../../src/demo/layout.js";
@@ -90,6 +91,27 @@ describe("RL groups under the policy's own rehearsal notes (issue 11: test-time 
     }
     // other tasks' logs of the world are there as evidence
     expect(prompts.filter((lines) => lines.some((l) => / -> \{/.test(l))).length).toBeGreaterThan(12);
+  });
+
+  it("seeds each attempt's requests from (seed, step, task, attempt), whatever order they run in", async () => {
+    const task = single[0]!;
+    const seeds: (number | undefined)[] = [];
+    const inner = policy();
+    const seeded: ChatModel = {
+      name: "seeded",
+      chat: (req) => (seeds.push(scopedSeed()), inner.chat(req)),
+    };
+    const { sampler } = recorder();
+    await withOwnRehearsalNotes(sampler, {
+      policy: seeded,
+      share: 1,
+      seed: 3,
+      rehearsal,
+      pool: tasks,
+    }).sampleGroups([task], { groupSize: 4, step: 5 });
+    const key = (sample: number) => ({ seed: 3, step: 5, task: `${task.id}#note`, sample });
+    // two attempts × (act, rehearse, act): calls 0–2 of each attempt's own scope
+    expect(seeds.sort()).toEqual([0, 1].flatMap((a) => [0, 1, 2].map((k) => requestSeed(key(a), k))).sort());
   });
 
   it("draws per (seed, step), leaves multi-turn and logged-note tasks alone, and is the sampler itself at share 0", async () => {
