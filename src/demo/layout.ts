@@ -235,8 +235,9 @@ export const FULL_PLAN: DemoPlan = {
   testtimeTemperature: 0.5,
   // The committed actor reads the plan most attempts agree on, refused calls left out
   // (`consensusPlan`), not a digest of every attempt: with the digest it copied the minority
-  // attempt and the refused write as readily as the majority (envace, seed 3: parallel:4 −9.2,
-  // forbidden writes 11 → 22; with the consensus plan +0.7, 11 → 10). RESULTS.md (issue 11).
+  // attempt and the refused write as readily as the majority (envace, seed 3: forbidden writes
+  // 11 → 22). `envace` parallel:4 against its none row on seeds 1–3, digest −2.0 / −2.0 / −11.2,
+  // consensus −4.6 / −2.7 / 0.0 (mean −5.1 → −2.4; sequential:4 −6.2 → −2.0). RESULTS.md (issue 11).
   testtimeMemory: "consensus",
   curveTasks: 40,
   fidelityCalls: 80,
