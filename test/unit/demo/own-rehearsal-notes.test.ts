@@ -41,13 +41,26 @@ function recorder() {
 
 const rehearsal = testTimeRehearsal("parallel", 2, 0.5);
 
+/** One step of the noted sampler over `input`: what the inner sampler was given, and the policy. */
+async function noteStep(
+  input: Task[],
+  o: { share?: number; seed?: number; step?: number; policy?: ChatModel } = {},
+): Promise<Task[]> {
+  const { seen, sampler } = recorder();
+  await withOwnRehearsalNotes(sampler, {
+    policy: o.policy ?? policy(),
+    share: o.share ?? 1,
+    seed: o.seed ?? 3,
+    rehearsal,
+    pool: tasks,
+  }).sampleGroups(input, { groupSize: 4, step: o.step ?? 1 });
+  return seen[0]!;
+}
+
 describe("RL groups under the policy's own rehearsal notes (issue 11: test-time rehearsal that helps)", () => {
   it("notes about `share` of a step's single-turn tasks with the note test-time rehearsal writes, and nothing else of the task", async () => {
-    const { seen, sampler } = recorder();
     const p = policy();
-    const noted = withOwnRehearsalNotes(sampler, { policy: p, share: 0.5, seed: 3, rehearsal, pool: tasks });
-    await noted.sampleGroups(tasks, { groupSize: 4, step: 1 });
-    const out = seen[0]!;
+    const out = await noteStep(tasks, { policy: p, share: 0.5 });
     expect(out).toHaveLength(tasks.length);
     const withNote = out.filter((t) => t.system.includes(MEMORY_HEADER));
     expect(withNote.length).toBeGreaterThan(single.length * 0.3);
@@ -70,16 +83,9 @@ describe("RL groups under the policy's own rehearsal notes (issue 11: test-time 
   });
 
   it("shows the rehearser other tasks' logs of the world, never the noted task's own recorded results", async () => {
-    const { seen, sampler } = recorder();
     const p = policy();
-    await withOwnRehearsalNotes(sampler, {
-      policy: p,
-      share: 1,
-      seed: 3,
-      rehearsal,
-      pool: tasks,
-    }).sampleGroups(single.slice(0, 12), { groupSize: 4, step: 1 });
-    expect(seen[0]!.every((t) => t.system.includes(MEMORY_HEADER))).toBe(true);
+    const out = await noteStep(single.slice(0, 12), { policy: p });
+    expect(out.every((t) => t.system.includes(MEMORY_HEADER))).toBe(true);
     // The actor makes its task's first recorded call: with the task's own logs the compact prompt
     // would hold that call's recorded answer above the call to simulate (its last line).
     const prompts = p.callsFor("rehearse").map((c) => String(c.request.messages[1]?.content).split("\n"));
@@ -101,47 +107,23 @@ describe("RL groups under the policy's own rehearsal notes (issue 11: test-time 
       name: "seeded",
       chat: (req) => (seeds.push(scopedSeed()), inner.chat(req)),
     };
-    const { sampler } = recorder();
-    await withOwnRehearsalNotes(sampler, {
-      policy: seeded,
-      share: 1,
-      seed: 3,
-      rehearsal,
-      pool: tasks,
-    }).sampleGroups([task], { groupSize: 4, step: 5 });
+    await noteStep([task], { policy: seeded, step: 5 });
     const key = (sample: number) => ({ seed: 3, step: 5, task: `${task.id}#note`, sample });
     // two attempts × (act, rehearse, act): calls 0–2 of each attempt's own scope
     expect(seeds.sort()).toEqual([0, 1].flatMap((a) => [0, 1, 2].map((k) => requestSeed(key(a), k))).sort());
   });
 
   it("draws per (seed, step), leaves multi-turn and logged-note tasks alone, and is the sampler itself at share 0", async () => {
-    const draw = async (seed: number, step: number) => {
-      const { seen, sampler } = recorder();
-      await withOwnRehearsalNotes(sampler, {
-        policy: policy(),
-        share: 0.5,
-        seed,
-        rehearsal,
-        pool: tasks,
-      }).sampleGroups(tasks, { groupSize: 4, step });
-      return seen[0]!.map((t) => t.system.includes(MEMORY_HEADER));
-    };
+    const draw = async (seed: number, step: number) =>
+      (await noteStep(tasks, { share: 0.5, seed, step })).map((t) => t.system.includes(MEMORY_HEADER));
     expect(await draw(3, 1)).toEqual(await draw(3, 1));
     expect(await draw(3, 2)).not.toEqual(await draw(3, 1));
     expect(await draw(4, 1)).not.toEqual(await draw(3, 1));
 
     const multi = tasks.filter((t) => t.user_turns.length > 1);
     const logged = { ...single[0]!, system: `${single[0]!.system}\n\n${MEMORY_HEADER}\nlogged` };
-    const { seen, sampler } = recorder();
     const p = policy();
-    await withOwnRehearsalNotes(sampler, {
-      policy: p,
-      share: 1,
-      seed: 3,
-      rehearsal,
-      pool: tasks,
-    }).sampleGroups([...multi, logged], { groupSize: 4, step: 1 });
-    expect(seen[0]!).toEqual([...multi, logged]);
+    expect(await noteStep([...multi, logged], { policy: p })).toEqual([...multi, logged]);
     expect(p.calls).toHaveLength(0);
 
     const { sampler: inner } = recorder();
