@@ -8,11 +8,12 @@
  * checkpoint under `runs/cache`. The tasks are that seed's env-less evaluation tasks (`--tasks N`:
  * N of them spread evenly; default all), run in their real environment three ways: greedy without
  * rehearsal (the demo's `none` row), greedy with `parallel:<attempts>` rehearsal and its note
- * (its `parallel` row; attempts at `--temperature`, the note's `--memory`, defaults the demo's), and `--samples` plain runs
- * at that temperature. Prints `measureHeadroom`'s report (src/bench/testtime-headroom.ts):
- * pass_at_samples − none bounds what choosing among the policy's own tries could gain; the attempt
- * figures say whether the rehearsal showed anything to choose from, and the replays of imagined
- * refusals in the real environment how often what it showed was true.
+ * (its `parallel` row; attempts at `--temperature`, the note's `--memory`, defaults the demo's),
+ * and `--samples` plain runs at that temperature. Prints `measureHeadroom`'s report
+ * (src/bench/testtime-headroom.ts): pass_at_samples − none bounds what choosing among the policy's
+ * own tries could gain; the attempt figures say whether the rehearsal showed anything to choose
+ * from, and the replays of imagined refusals in the real environment how often what it showed was
+ * true.
  */
 import { measureHeadroom } from "../src/bench/testtime-headroom.js";
 import { buildDemoData, spread } from "../src/demo/data.js";
@@ -22,6 +23,7 @@ import { testTimeEpisode, testTimeRehearsal } from "../src/demo/testtime-rows.js
 import { modelBenchArgs } from "./model-args.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
 import { parseMemoryKind } from "../src/testtime/rehearsal-spec.js";
+import type { RehearsalMemoryKind } from "../src/testtime/types.js";
 import { boundedChatModel } from "../src/rollout/bounded-model.js";
 
 const { opt, fail, int, model, seed, json } = modelBenchArgs(process.argv.slice(2));
@@ -29,12 +31,15 @@ const attempts = int("attempts", 4, 1);
 const samples = int("samples", 4, 1);
 const temperature = Number(opt("temperature") ?? FULL_PLAN.testtimeTemperature ?? 1);
 if (!(temperature >= 0)) fail("--temperature must be a number ≥ 0");
-const memoryFlag = opt("memory");
-let memory = FULL_PLAN.testtimeMemory;
-try {
-  if (memoryFlag !== undefined) memory = parseMemoryKind(memoryFlag);
-} catch (e) {
-  fail((e as Error).message);
+const memory = readMemory(opt("memory"));
+
+/** `--memory`, default the demo's; a bad kind exits 2 with the parser's message. */
+function readMemory(flag: string | undefined): RehearsalMemoryKind {
+  try {
+    return flag === undefined ? (FULL_PLAN.testtimeMemory ?? "digest") : parseMemoryKind(flag);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
 }
 
 const all = buildDemoData(FULL_PLAN, seed).eval.envless;
@@ -59,7 +64,7 @@ try {
     model,
     seed,
     attempts,
-    memory: memory ?? "digest",
+    memory,
     samples,
     temperature,
     minutes: (Date.now() - started) / 60000,

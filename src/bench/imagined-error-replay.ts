@@ -7,8 +7,6 @@ import { isErrorResult } from "../testtime/consensus.js";
 /** Did the real environment also say no where the rehearsal imagined a tool refusing? */
 export type ErrorReplay = "confirmed" | "false_alarm";
 
-export { isErrorResult };
-
 /** A tool that said no in an imagined attempt: an error result from the rehearser, not a call validation refused. */
 export function isImaginedRefusal(c: ToolCallRecord): boolean {
   return c.source !== "validation" && isErrorResult(c);

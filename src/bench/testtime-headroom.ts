@@ -6,11 +6,9 @@ import {
   type RehearsalEpisodeResult,
 } from "../testtime/episode.js";
 import type { RehearsalOptions } from "../testtime/types.js";
-import { attemptSignature, callSignature } from "../testtime/consensus.js";
+import { attemptSignature, callSignature, isErrorResult } from "../testtime/consensus.js";
 import { countFailures, type FailureCounts } from "./failure-kinds.js";
-import { isErrorResult, replayImaginedError, type ErrorReplay } from "./imagined-error-replay.js";
-
-export { isErrorResult };
+import { replayImaginedError, type ErrorReplay } from "./imagined-error-replay.js";
 
 /**
  * Can test-time rehearsal help this policy on these tasks, and where does it lose? (issue 11: the
@@ -79,8 +77,6 @@ export interface HeadroomReport {
   committed_matches_majority: number;
   failures: { none: FailureCounts; rehearsed: FailureCounts };
 }
-
-export { callSignature };
 
 function turnSignature(ep: RehearsalEpisodeResult, turn: number): string {
   return callSignature(

@@ -132,6 +132,8 @@ export interface DemoPlan {
   testtimeTemperature?: number;
   /** How test-time rehearsal's attempts become the committed actor's note (default `digest`). */
   testtimeMemory?: RehearsalMemoryKind;
+  /** Imagined attempts per rehearsal in the test-time rows (and behind RL's own notes). */
+  testtimeAttempts: number;
   /** Env-less evaluation tasks the success curve runs at each of its points. */
   curveTasks: number;
   /** Calls per fidelity set (recorded, own, unseen), taken from the env-less domains in turn. */
@@ -239,6 +241,7 @@ export const FULL_PLAN: DemoPlan = {
   // 11 → 22). `envace` parallel:4 against its none row on seeds 1–3, digest −2.0 / −2.0 / −11.2,
   // consensus −4.6 / −2.7 / 0.0 (mean −5.1 → −2.4; sequential:4 −6.2 → −2.0). RESULTS.md (issue 11).
   testtimeMemory: "consensus",
+  testtimeAttempts: 4,
   curveTasks: 40,
   fidelityCalls: 80,
   concurrency: 64,
@@ -271,6 +274,7 @@ export const QUICK_PLAN: DemoPlan = {
   armJobs: 2,
   testtimeTemperature: 0.5,
   testtimeMemory: "consensus",
+  testtimeAttempts: 2,
   curveTasks: 4,
   fidelityCalls: 16,
   concurrency: 32,

@@ -7,7 +7,7 @@ import type { EpisodeSampler } from "../train/loop.js";
 import { MEMORY_HEADER, withMemory } from "../testtime/memory-view.js";
 import { imagineAttempt } from "../testtime/imagine.js";
 import { rehearse } from "../testtime/rehearse.js";
-import { withSamplingSeeds } from "../core/sampling-seeds.js";
+import { requestSeed, withSamplingSeeds } from "../core/sampling-seeds.js";
 import { emptyRehearsalStats, type RehearsalOptions } from "../testtime/types.js";
 import { borrowExamples } from "./data.js";
 
@@ -28,9 +28,7 @@ export interface OwnNotesOptions {
 
 /** Is `task` drawn for a note at `step`? Its own stream per (seed, step, task), so nothing else moves. */
 function drawn(o: OwnNotesOptions, step: number, task: Task): boolean {
-  let h = (o.seed ^ 0x0e7e5) >>> 0;
-  for (const ch of `${step}:${task.id}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-  return mulberry32(h)() < o.share;
+  return mulberry32(requestSeed({ seed: o.seed ^ 0x0e7e5, step, task: task.id, sample: 0 }, 0))() < o.share;
 }
 
 /**

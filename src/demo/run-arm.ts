@@ -20,9 +20,6 @@ import { tasksWithLoggedNotes } from "./rehearsal-notes.js";
 import { withOwnRehearsalNotes } from "./own-rehearsal-notes.js";
 import { testTimeRehearsal } from "./testtime-rows.js";
 
-/** Attempts behind an RL episode's own note: the demo's test-time rows rehearse `parallel:4`. */
-const NOTE_ATTEMPTS = 4;
-
 /** Training rollouts' limits: toolworld acts and rehearsals are short. */
 const TRAIN_LIMITS = { max_assistant_turns: 4, max_parallel_calls: 4, context_budget: 1024, max_tokens: 96 };
 
@@ -138,7 +135,7 @@ export async function trainArm(
           seed: ctx.seed,
           rehearsal: testTimeRehearsal(
             "parallel",
-            NOTE_ATTEMPTS,
+            plan.testtimeAttempts,
             plan.testtimeTemperature ?? 1,
             plan.testtimeMemory,
           ),

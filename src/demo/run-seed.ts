@@ -145,7 +145,7 @@ async function runArm(
           spec.name,
           policy,
           data.eval.envless,
-          ctx.quick ? 2 : 4,
+          plan.testtimeAttempts,
           plan.concurrency,
           plan.testtimeTemperature,
           plan.testtimeMemory,

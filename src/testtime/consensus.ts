@@ -53,32 +53,28 @@ function withoutRefused(a: RehearsalAttempt, refused: ReadonlySet<string>): Rehe
  * Each attempt becomes a plan without the calls the rehearsal found refused (`refusedCalls`);
  * among the plans that reached a reply (all of them when none did), the most frequent one (same
  * calls with the same arguments, same ending) wins; ties go to a plan an attempt carried out
- * whole, then to the earliest. Why not every
- * attempt (`digest`): a small actor copies from the note, and in a digest of four it copied the
- * minority attempt, and the refused write, as readily as the majority (issue 11, seed 3: forbidden
- * writes 11 → 22 with a digest note).
+ * whole, then to the earliest. Why not every attempt (`digest`): a small actor copies from the
+ * note, and in a digest of four it copied the minority attempt, and the refused write, as readily
+ * as the majority (issue 11, seed 3: forbidden writes 11 → 22 with a digest note).
  */
 export function consensusPlan(attempts: readonly RehearsalAttempt[]): RehearsalAttempt | undefined {
   const refused = refusedCalls(attempts);
   const plans = attempts.map((a) => {
     const plan = withoutRefused(a, refused);
-    return { plan, whole: plan === a, heard: heardRefusals(a, refused) };
+    return { plan, sig: attemptSignature(plan), whole: plan === a, heard: heardRefusals(a, refused) };
   });
   const replied = plans.filter((p) => p.plan.end === "replied");
   const pool = replied.length > 0 ? replied : plans;
   const counts = new Map<string, number>();
-  for (const { plan } of pool)
-    counts.set(attemptSignature(plan), (counts.get(attemptSignature(plan)) ?? 0) + 1);
-  let top = 0;
-  for (const n of counts.values()) top = Math.max(top, n);
+  for (const { sig } of pool) counts.set(sig, (counts.get(sig) ?? 0) + 1);
+  const top = Math.max(0, ...counts.values());
   // ties: a plan some attempt carried out whole (nothing refused) before one pieced together
-  const modal = pool.filter((p) => counts.get(attemptSignature(p.plan)) === top);
+  const modal = pool.filter((p) => counts.get(p.sig) === top);
   const first = modal.find((p) => p.whole) ?? modal[0];
   if (!first) return undefined;
   // of the attempts behind the winning plan, one that was told no where the plan leaves a call
   // out: its reply was written knowing it
-  const sig = attemptSignature(first.plan);
-  return (pool.find((p) => attemptSignature(p.plan) === sig && p.heard) ?? first).plan;
+  return (pool.find((p) => p.sig === first.sig && p.heard) ?? first).plan;
 }
 
 /** Every refused call the attempt made was refused to it too. */

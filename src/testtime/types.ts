@@ -5,7 +5,8 @@ import type { RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
 export type RehearsalMode = "none" | "parallel" | "sequential";
 /**
  * How the attempts become a note: the policy's own summary, a deterministic digest of every attempt
- * (small models), or the digest of the consensus attempt alone (`consensus.ts`).
+ * (small models), or the digest of the plan most attempts agree on, refused calls left out
+ * (`consensusPlan`).
  */
 export type RehearsalMemoryKind = "summary" | "digest" | "consensus";
 /** Rehearse once per user turn (before its first real action), or before every real action. */

@@ -87,7 +87,7 @@ export function register(program: Command): void {
     .option("--rehearsal <mode>", "test-time rehearsal: none | parallel:N | sequential:N", "none")
     .option(
       "--memory <kind>",
-      "rehearsal memory: summary (the policy's own) | digest (every attempt, deterministic; default) | consensus (the attempt most attempts agree with, among those no tool said no to)",
+      "rehearsal memory: summary (the policy's own) | digest (every attempt, deterministic; default) | consensus (the plan most attempts agree on, without the calls the imagined tools refused in most attempts that made them)",
     )
     .option(
       "--rehearsal-scope <scope>",

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  callSignature,
   headroomReport,
-  isErrorResult,
   measureHeadroom,
   type HeadroomTaskRow,
 } from "../../../src/bench/testtime-headroom.js";
@@ -21,24 +19,6 @@ const record = (name: string, args: Record<string, unknown>, res: string, ok = t
   result: res,
   ok,
   source: "rehearsal",
-});
-
-describe("callSignature and isErrorResult", () => {
-  it("tells calls, arguments and whether the turn replied apart", () => {
-    const a = record("get_order", { order_id: "A1" }, "{}");
-    const b = record("get_order", { order_id: "A2" }, "{}");
-    expect(callSignature([a], true)).not.toBe(callSignature([b], true));
-    expect(callSignature([a], true)).not.toBe(callSignature([a], false));
-    expect(callSignature([a, a], true)).not.toBe(callSignature([a], true));
-    expect(callSignature([a], true)).toBe(callSignature([{ ...a, result: "other" }], true));
-  });
-  it("counts refused calls and `error` objects, not results that merely mention an error", () => {
-    expect(isErrorResult(record("t", {}, '{"error":"order A9 not found"}'))).toBe(true);
-    expect(isErrorResult(record("t", {}, "INVALID_PARAMETERS", false))).toBe(true);
-    expect(isErrorResult(record("t", {}, '{"status":"error in shipping"}'))).toBe(false);
-    expect(isErrorResult(record("t", {}, '["error"]'))).toBe(false);
-    expect(isErrorResult(record("t", {}, "not json"))).toBe(false);
-  });
 });
 
 describe("headroomReport", () => {

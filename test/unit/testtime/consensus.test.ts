@@ -1,18 +1,27 @@
 import { describe, expect, it } from "vitest";
 import type { ToolCallRecord } from "../../../src/rollout/types.js";
 import { runEpisodeWithRehearsal } from "../../../src/testtime/index.js";
-import { consensusPlan, refusedCalls } from "../../../src/testtime/consensus.js";
+import {
+  callSignature,
+  consensusPlan,
+  isErrorResult,
+  refusedCalls,
+} from "../../../src/testtime/consensus.js";
 import type { RehearsalAttempt } from "../../../src/testtime/types.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 import { call, isCommitted, OrderEnv, orderTask, result, systemOf } from "./fixtures.js";
 
-const record = (name: string, id: string, res: string, ok = true): ToolCallRecord => ({
+const callRecord = (name: string, args: Record<string, unknown>, res: string, ok = true): ToolCallRecord => ({
   turn: 0,
-  call: { id: "c", name, arguments: { order_id: id } },
+  call: { id: "c", name, arguments: args },
   result: res,
   ok,
   source: "rehearsal",
 });
+
+const record = (name: string, id: string, res: string, ok = true): ToolCallRecord =>
+  callRecord(name, { order_id: id }, res, ok);
+
 const attempt = (
   index: number,
   calls: ToolCallRecord[],
@@ -25,6 +34,24 @@ const a2 = () => record("get_order", "A2", '{"status":"pending"}');
 const cancelOk = () => record("cancel_order", "A1", '{"status":"cancelled"}');
 const cancelNo = () => record("cancel_order", "A1", '{"error":"order A1 is cancelled"}');
 const index = (as: RehearsalAttempt[]) => consensusPlan(as)?.index;
+
+describe("callSignature and isErrorResult", () => {
+  it("tells calls, arguments and whether the turn replied apart", () => {
+    const a = callRecord("get_order", { order_id: "A1" }, "{}");
+    const b = callRecord("get_order", { order_id: "A2" }, "{}");
+    expect(callSignature([a], true)).not.toBe(callSignature([b], true));
+    expect(callSignature([a], true)).not.toBe(callSignature([a], false));
+    expect(callSignature([a, a], true)).not.toBe(callSignature([a], true));
+    expect(callSignature([a], true)).toBe(callSignature([{ ...a, result: "other" }], true));
+  });
+  it("counts refused calls and `error` objects, not results that merely mention an error", () => {
+    expect(isErrorResult(callRecord("t", {}, '{"error":"order A9 not found"}'))).toBe(true);
+    expect(isErrorResult(callRecord("t", {}, "INVALID_PARAMETERS", false))).toBe(true);
+    expect(isErrorResult(callRecord("t", {}, '{"status":"error in shipping"}'))).toBe(false);
+    expect(isErrorResult(callRecord("t", {}, '["error"]'))).toBe(false);
+    expect(isErrorResult(callRecord("t", {}, "not json"))).toBe(false);
+  });
+});
 
 describe("refusedCalls: what the rehearsal learnt not to do", () => {
   it("is the calls refused in more than half of the attempts that made them", () => {
