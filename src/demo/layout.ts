@@ -134,6 +134,11 @@ export interface DemoPlan {
   testtimeMemory?: RehearsalMemoryKind;
   /** Imagined attempts per rehearsal in the test-time rows (and behind RL's own notes). */
   testtimeAttempts: number;
+  /**
+   * The test-time rows' committed run holds back the domain's writes its rehearsal saw refused
+   * (`RehearsalOptions.guardTools`); the rows say so (`guard`, `held_calls`).
+   */
+  testtimeGuard?: boolean;
   /** Env-less evaluation tasks the success curve runs at each of its points. */
   curveTasks: number;
   /** Calls per fidelity set (recorded, own, unseen), taken from the env-less domains in turn. */
@@ -242,6 +247,8 @@ export const FULL_PLAN: DemoPlan = {
   // consensus −4.6 / −2.7 / 0.0 (mean −5.1 → −2.4; sequential:4 −6.2 → −2.0). RESULTS.md (issue 11).
   testtimeMemory: "consensus",
   testtimeAttempts: 4,
+  // GUARD_COMMENT
+  testtimeGuard: true,
   curveTasks: 40,
   fidelityCalls: 80,
   concurrency: 64,
@@ -275,6 +282,7 @@ export const QUICK_PLAN: DemoPlan = {
   testtimeTemperature: 0.5,
   testtimeMemory: "consensus",
   testtimeAttempts: 2,
+  testtimeGuard: true,
   curveTasks: 4,
   fidelityCalls: 16,
   concurrency: 32,

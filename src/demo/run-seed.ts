@@ -141,15 +141,13 @@ async function runArm(
     if (ctx.testTime && (spec.name === "sft" || spec.name === "envace")) {
       onEvent({ kind: "stage", seed, stage: `test-time rehearsal ${spec.name}` });
       testtime.push(
-        ...(await testTimeRows(
-          spec.name,
-          policy,
-          data.eval.envless,
-          plan.testtimeAttempts,
-          plan.concurrency,
-          plan.testtimeTemperature,
-          plan.testtimeMemory,
-        )),
+        ...(await testTimeRows(spec.name, policy, data.eval.envless, {
+          n: plan.testtimeAttempts,
+          concurrency: plan.concurrency,
+          ...(plan.testtimeTemperature !== undefined ? { attemptTemperature: plan.testtimeTemperature } : {}),
+          ...(plan.testtimeMemory ? { memory: plan.testtimeMemory } : {}),
+          guard: plan.testtimeGuard === true,
+        })),
       );
     }
     const minutes = (Date.now() - a0) / 60000;

@@ -1,7 +1,8 @@
 import { mapConcurrent } from "../core/map-concurrent.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
-import { createToolworldEnv } from "../envs/toolworld/index.js";
+import { createToolworldEnv, domainSpec, writeToolNames } from "../envs/toolworld/index.js";
+import { worldOf } from "../envs/toolworld/environment.js";
 import type { TestTimeRow } from "../report/results.js";
 import { meanCI } from "../report/stats.js";
 import { runEpisodeWithRehearsal, type RehearsalEpisodeOptions } from "../testtime/episode.js";
@@ -28,6 +29,14 @@ export function testTimeRehearsal(
   };
 }
 
+/**
+ * The tools a toolworld task's committed run guards (`RehearsalOptions.guardTools`): its domain's
+ * writes, the tools a deployed agent would know change the world. Reads are never held back.
+ */
+export function toolworldGuardTools(task: Task): string[] {
+  return writeToolNames(domainSpec(worldOf(task).domain));
+}
+
 /** Everything of a test-time episode but its rehearsal: evaluation decoding, the real toolworld. */
 export function testTimeEpisode(policy: ChatModel): Omit<RehearsalEpisodeOptions, "rehearsal"> {
   return {
@@ -41,9 +50,22 @@ export function testTimeEpisode(policy: ChatModel): Omit<RehearsalEpisodeOptions
   };
 }
 
+export interface TestTimeRowsOptions {
+  /** Imagined attempts per rehearsal. */
+  n: number;
+  /** Model calls in flight (split over the attempts). */
+  concurrency: number;
+  /** Sampling temperature of the imagined attempts (acting and rehearsing; default 1). */
+  attemptTemperature?: number;
+  /** Default `digest`. */
+  memory?: RehearsalMemoryKind;
+  /** The committed run holds back the domain's writes its rehearsal saw refused (`toolworldGuardTools`). */
+  guard?: boolean;
+}
+
 /**
  * Test-time private rehearsal rows (issue 6 in the demo's table): the policy rehearses each user
- * turn N times in imagination, condenses the attempts into a digest, then commits once in the
+ * turn N times in imagination, condenses the attempts into a note, then commits once in the
  * real environment. The tasks are the demo's evaluation tasks, whose `examples` are other tasks' logs
  * of the same world, never their own recorded results (`DemoData.eval`): the rehearser is not shown
  * the answers, and rehearsal rests on that evidence and the policy's own world model.
@@ -52,26 +74,29 @@ export async function testTimeRows(
   policyName: string,
   policy: ChatModel,
   tasks: readonly Task[],
-  n: number,
-  concurrency: number,
-  /** Sampling temperature of the imagined attempts (acting and rehearsing). */
-  attemptTemperature = 1,
-  memory: RehearsalMemoryKind = "digest",
+  o: TestTimeRowsOptions,
 ): Promise<TestTimeRow[]> {
   const rows: TestTimeRow[] = [];
+  const memory = o.memory ?? "digest";
   for (const mode of ["none", "parallel", "sequential"] as const) {
-    const rehearsal = testTimeRehearsal(mode, n, attemptTemperature, memory);
+    const rehearsal = testTimeRehearsal(mode, o.n, o.attemptTemperature ?? 1, memory);
+    const guarded = o.guard === true && mode !== "none";
     const results = await mapConcurrent(
       tasks,
-      Math.max(1, Math.floor(concurrency / Math.max(1, n))),
-      (task) => runEpisodeWithRehearsal(task, { ...testTimeEpisode(policy), rehearsal }),
+      Math.max(1, Math.floor(o.concurrency / Math.max(1, o.n))),
+      (task) =>
+        runEpisodeWithRehearsal(task, {
+          ...testTimeEpisode(policy),
+          rehearsal: guarded ? { ...rehearsal, guardTools: toolworldGuardTools(task) } : rehearsal,
+        }),
     );
     const success = meanCI(results.map((r) => (r.success ? 1 : 0)));
     rows.push({
       policy: policyName,
       mode,
-      n: mode === "none" ? 0 : n,
+      n: mode === "none" ? 0 : o.n,
       ...(mode === "none" ? {} : { memory }),
+      ...(guarded ? { guard: true, held_calls: results.reduce((a, r) => a + r.rehearsal.heldCalls, 0) } : {}),
       success: { mean: success.mean, ci95: Number.isNaN(success.ci95) ? null : success.ci95, n: success.n },
       real_calls_during_rehearsal: results.reduce((a, r) => a + r.rehearsal.realCallsDuringRehearsal, 0),
       rehearsal_tokens_per_task:

@@ -141,14 +141,14 @@ export function resultsMarkdown(r: DemoResults): string {
       "",
       "## Test-time private rehearsal",
       "",
-      "| policy | mode | memory | success | real calls while rehearsing | rehearsal tokens / task |",
-      "|---|---|---|---|---|---|",
+      "| policy | mode | memory | success | real calls while rehearsing | writes held back | rehearsal tokens / task |",
+      "|---|---|---|---|---|---|---|",
     );
     for (const t of r.testtime) {
       out.push(
         `| ${t.policy} | ${t.mode}${t.n ? `:${t.n}` : ""} | ${t.memory ?? "–"} | ${pct(t.success)} | ${
           t.real_calls_during_rehearsal
-        } | ${t.rehearsal_tokens_per_task.toFixed(0)} |`,
+        } | ${t.guard ? String(t.held_calls ?? 0) : "–"} | ${t.rehearsal_tokens_per_task.toFixed(0)} |`,
       );
     }
   } else {

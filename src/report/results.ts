@@ -79,6 +79,9 @@ export const TestTimeRowZ = z.object({
   mode: z.string(),
   n: z.number(),
   memory: z.string().optional(),
+  /** The committed run held back writes its rehearsal saw refused (`guardTools`), this many calls. */
+  guard: z.boolean().optional(),
+  held_calls: z.number().optional(),
   success: MeanCIZ,
   real_calls_during_rehearsal: z.number(),
   rehearsal_tokens_per_task: z.number(),

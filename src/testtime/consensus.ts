@@ -1,3 +1,4 @@
+import type { ToolCall } from "../core/messages.js";
 import type { ToolCallRecord } from "../rollout/types.js";
 import type { RehearsalAttempt } from "./types.js";
 
@@ -12,7 +13,9 @@ export function isErrorResult(c: ToolCallRecord): boolean {
   }
 }
 
-const callKey = (c: ToolCallRecord) => `${c.call.name}${JSON.stringify(c.call.arguments)}`;
+/** A call's name and arguments: what makes two calls the same call. */
+export const toolCallKey = (call: ToolCall) => `${call.name}${JSON.stringify(call.arguments)}`;
+const callKey = (c: ToolCallRecord) => toolCallKey(c.call);
 
 /** A turn's calls (name and arguments, in order) and whether it ended with a reply to the user. */
 export function callSignature(calls: readonly ToolCallRecord[], replied: boolean): string {

@@ -3,6 +3,7 @@ import { runEpisode, type EpisodeOptions } from "../rollout/episode.js";
 import { realResponder, type EnvFactory } from "../rollout/real-responder.js";
 import type { EpisodeResult } from "../rollout/types.js";
 import { rehearsingActorView, type RehearsalRecord } from "./actor-view.js";
+import { committedActor } from "./commit-guard.js";
 import { GuardedEnvironment, RehearsalPhase } from "./phase-guard.js";
 import { emptyRehearsalStats, type RehearsalOptions, type RehearsalStats } from "./types.js";
 
@@ -33,17 +34,22 @@ export async function runEpisodeWithRehearsal(
   const phase = new RehearsalPhase();
   const rehearsals: RehearsalRecord[] = [];
   const guardedFactory: EnvFactory = async (t) => new GuardedEnvironment(await envFactory(t), phase);
+  const commit = committedActor(opts.policy, rehearsal, stats);
   const actorView = rehearsingActorView({
     policy: opts.policy,
     task,
     options: rehearsal,
     stats,
     phase,
-    onRehearsal: (r) => rehearsals.push(r),
+    onRehearsal: (r) => {
+      rehearsals.push(r);
+      commit.observe(r.rehearsal.attempts);
+    },
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   const result = await runEpisode(task, {
     ...episode,
+    policy: commit.actor,
     responder: realResponder(guardedFactory),
     ...(rehearsal.mode !== "none" ? { actorView } : {}),
   });

@@ -18,6 +18,8 @@ export interface RehearsalEvalFlags {
   rehearsalPrompt?: string;
   /** τ²: imagined user replies an attempt may go on through (a non-negative integer; default the bench's). */
   rehearsalUserReplies?: number | string;
+  /** Comma-separated side-effecting tools the committed run will not call where the rehearsal saw them refused. */
+  guardTools?: string;
   /** A saved model directory, run through the worker (instead of --endpoint/--model). */
   checkpoint?: string;
 }
@@ -34,13 +36,17 @@ export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
   }
   if (
     mode === "none" &&
-    (o.memory !== undefined || o.rehearsalScope !== undefined || o.rehearsalUserReplies !== undefined)
+    (o.memory !== undefined ||
+      o.rehearsalScope !== undefined ||
+      o.rehearsalUserReplies !== undefined ||
+      o.guardTools !== undefined)
   ) {
     throw new EnvaceError(
       "INVALID_CONFIG",
-      "--memory, --rehearsal-scope and --rehearsal-user-replies need --rehearsal parallel:N or sequential:N",
+      "--memory, --rehearsal-scope, --rehearsal-user-replies and --guard-tools need --rehearsal parallel:N or sequential:N",
     );
   }
+  const guardTools = o.guardTools === undefined ? undefined : parseGuardTools(o.guardTools);
   const raw = o.rehearsalUserReplies;
   const userReplies = raw === undefined ? undefined : /^\d+$/.test(String(raw).trim()) ? Number(raw) : NaN;
   if (userReplies !== undefined && !Number.isSafeInteger(userReplies)) {
@@ -58,5 +64,18 @@ export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
     ...(o.rehearsalBudget !== undefined ? { tokenBudget: o.rehearsalBudget } : {}),
     ...(promptVariant ? { promptVariant } : {}),
     ...(userReplies !== undefined ? { userReplies } : {}),
+    ...(guardTools ? { guardTools } : {}),
   };
+}
+
+/** `--guard-tools a,b`: tool names (letters, digits, `_ . -`), at least one. */
+function parseGuardTools(v: string): string[] {
+  const names = v.split(",").map((s) => s.trim());
+  if (names.length === 0 || names.some((n) => !/^[A-Za-z0-9_.-]+$/.test(n))) {
+    throw new EnvaceError(
+      "INVALID_CONFIG",
+      `--guard-tools must be a comma-separated list of tool names, got "${v}"`,
+    );
+  }
+  return names;
 }

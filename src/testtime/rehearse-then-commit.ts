@@ -5,6 +5,7 @@ import type { Environment } from "../envs/env.js";
 import { playTurn, type EpisodeOptions, type TurnOutcome } from "../rollout/episode.js";
 import { realResponder } from "../rollout/real-responder.js";
 import { rehearsingActorView, type RehearsalRecord } from "./actor-view.js";
+import { committedActor } from "./commit-guard.js";
 import { GuardedEnvironment, RehearsalPhase } from "./phase-guard.js";
 import { emptyRehearsalStats, type RehearsalOptions, type RehearsalStats } from "./types.js";
 
@@ -54,18 +55,22 @@ export async function rehearseThenCommit(input: RehearseThenCommitInput): Promis
   const opened = await responder.open(input.task);
   const rehearsals: RehearsalRecord[] = [];
   const turn = input.turn ?? Math.max(0, input.conversation.filter((m) => m.role === "user").length - 1);
+  const commit = committedActor(input.policy, input.rehearsal, stats);
   const actorView = rehearsingActorView({
     policy: input.policy,
     task: input.task,
     options: input.rehearsal,
     stats,
     phase,
-    onRehearsal: (r) => rehearsals.push(r),
+    onRehearsal: (r) => {
+      rehearsals.push(r);
+      commit.observe(r.rehearsal.attempts);
+    },
     ...(input.signal ? { signal: input.signal } : {}),
   });
   const outcome = await playTurn(input.task, input.conversation, opened, turn, {
     ...input.limits,
-    policy: input.policy,
+    policy: commit.actor,
     responder,
     actorView,
     ...(input.signal ? { signal: input.signal } : {}),

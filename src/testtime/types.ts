@@ -42,6 +42,12 @@ export interface RehearsalOptions {
    * bench's; τ² gives 2 to dual-control domains, 0 to the others).
    */
   userReplies?: number;
+  /**
+   * Side-effecting tools the committed run will not call with arguments the rehearsal found
+   * refused in most attempts that made them (`commitGuard`): the actor is shown the refusal it
+   * imagined and asked again, then given the rehearsal's reply. Default: none (no guard).
+   */
+  guardTools?: readonly string[];
 }
 
 /** How an imagined attempt ended. */
@@ -109,6 +115,10 @@ export interface RehearsalStats {
   userCallsDuringRehearsal: number;
   /** Calls to an imagined user (a separate user-simulator session over the imagined conversation). */
   imaginedUserCalls: number;
+  /** Committed act outputs' calls the guard held back (`guardTools`): never made for real. */
+  heldCalls: number;
+  /** Times the actor insisted on a held-back call and the rehearsal's reply was committed instead. */
+  guardFallbacks: number;
 }
 
 export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
@@ -127,6 +137,8 @@ export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
     realCallsDuringRehearsal: 0,
     userCallsDuringRehearsal: 0,
     imaginedUserCalls: 0,
+    heldCalls: 0,
+    guardFallbacks: 0,
   };
 }
 
@@ -147,6 +159,8 @@ export function addRehearsalStats(a: RehearsalStats, b: RehearsalStats): Rehears
   a.realCallsDuringRehearsal += b.realCallsDuringRehearsal;
   a.userCallsDuringRehearsal += b.userCallsDuringRehearsal;
   a.imaginedUserCalls += b.imaginedUserCalls;
+  a.heldCalls += b.heldCalls;
+  a.guardFallbacks += b.guardFallbacks;
   return a;
 }
 
@@ -159,6 +173,9 @@ export interface RehearsalReport {
   real_calls_during_rehearsal: number;
   user_calls_during_rehearsal: number;
   imagined_user_calls: number;
+  /** Calls the commit guard held back (`guardTools`), and fallbacks to the rehearsal's reply. */
+  held_calls: number;
+  guard_fallbacks: number;
   tokens: RehearsalStats["tokens"];
   calls: RehearsalStats["calls"];
   attempts: number;
@@ -175,6 +192,8 @@ export function rehearsalReport(total: RehearsalStats, episodes: number): Rehear
     real_calls_during_rehearsal: total.realCallsDuringRehearsal,
     user_calls_during_rehearsal: total.userCallsDuringRehearsal,
     imagined_user_calls: total.imaginedUserCalls,
+    held_calls: total.heldCalls,
+    guard_fallbacks: total.guardFallbacks,
     tokens: total.tokens,
     calls: total.calls,
     attempts: total.attempts,

@@ -1,3 +1,4 @@
+import { committedActor } from "../../testtime/commit-guard.js";
 import { EnvaceError } from "../../core/errors.js";
 import type { ChatModel } from "../../core/model.js";
 import type { Message } from "../../core/messages.js";
@@ -76,6 +77,7 @@ export class RehearsingTau2Agent implements Tau2Agent {
     this.sessions.push(session);
     const scope = this.opts.rehearsal.scope ?? "turn";
     const imagined = this.imaginedUser(ctx, session);
+    const commit = committedActor(this.model, this.opts.rehearsal, session.stats);
     let userTurn = -1;
     let step = 0;
     let note: string | undefined;
@@ -102,11 +104,12 @@ export class RehearsingTau2Agent implements Tau2Agent {
             }),
           );
           session.rehearsals.push(r);
+          commit.observe(r.attempts);
           note = r.note;
         }
         session.stats.realCallsDuringRehearsal = session.phase.realCalls;
         session.stats.userCallsDuringRehearsal = session.phase.userCalls;
-        const result = await this.model.chat({
+        const result = await commit.actor.chat({
           messages: withMemory(view, note),
           tools: ctx.tools,
           temperature: this.opts.temperature ?? 0,

@@ -9,6 +9,7 @@
 import type { ChatModel } from "../../core/model.js";
 import type { Message } from "../../core/messages.js";
 import type { ToolSchema } from "../../core/tools.js";
+import { committedActor } from "../../testtime/commit-guard.js";
 import { parseAssistantText } from "../../core/tool-call-text.js";
 import { liveTask } from "../../testtime/live-task.js";
 import { withMemory } from "../../testtime/memory-view.js";
@@ -40,6 +41,7 @@ export class RehearsingVitaAgent implements VitaAgent {
     const session: VitaRehearsalSession = { taskId: task.id, stats: emptyRehearsalStats(this.rehearsal) };
     this.sessions.push(session);
     const scope = this.rehearsal.scope ?? "turn";
+    const commit = committedActor(this.model, this.rehearsal, session.stats);
     let userTurn = -1;
     let turn = 0;
     let note: string | undefined;
@@ -57,9 +59,10 @@ export class RehearsingVitaAgent implements VitaAgent {
             options: this.rehearsal,
             stats: session.stats,
           });
+          commit.observe(r.attempts);
           note = r.note;
         }
-        const out = await this.model.chat({
+        const out = await commit.actor.chat({
           messages: withMemory(view, note),
           tools,
           temperature: this.temperature,

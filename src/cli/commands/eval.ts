@@ -104,6 +104,10 @@ export function register(program: Command): void {
       "--rehearsal-user-replies <n>",
       "τ²: imagined user replies an attempt goes on through, the user's own tool results imagined too (default 2 on tau2:telecom, else 0)",
     )
+    .option(
+      "--guard-tools <names>",
+      "commit guard: comma-separated side-effecting tools the committed run will not call with arguments the rehearsal saw refused in most attempts that made them (the actor sees the imagined refusal and answers again; held_calls in --json)",
+    )
     .option("--checkpoint <dir>", "a saved model directory, served by a worker started for this run")
     .option(
       "--bfcl-mode <mode>",
@@ -193,12 +197,15 @@ function humanSummary(s: BenchSummary): string {
         n: number;
         memory: string;
         real_calls_during_rehearsal: number;
+        held_calls?: number;
         tokens: { total: number };
       }
     | undefined;
   if (rh && rh.mode !== "none") {
     lines.push(
-      `rehearsal: ${rh.mode}:${rh.n} (${rh.memory}), ${rh.tokens.total} tokens, real calls while rehearsing: ${rh.real_calls_during_rehearsal}`,
+      `rehearsal: ${rh.mode}:${rh.n} (${rh.memory}), ${rh.tokens.total} tokens, real calls while rehearsing: ${rh.real_calls_during_rehearsal}${
+        rh.held_calls ? `, calls held back by the guard: ${rh.held_calls}` : ""
+      }`,
     );
   }
   const results = s.results as Array<{

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buildDemoData } from "../../../src/demo/data.js";
 import { QUICK_PLAN } from "../../../src/demo/layout.js";
-import { testTimeRows } from "../../../src/demo/testtime-rows.js";
+import { testTimeRows, toolworldGuardTools } from "../../../src/demo/testtime-rows.js";
+import { domainSpec, writeToolNames } from "../../../src/envs/toolworld/index.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 
 describe("test-time rehearsal rows of the demo", () => {
@@ -16,7 +17,7 @@ describe("test-time rehearsal rows of the demo", () => {
 
   it("samples the imagined attempts at the given temperature and commits greedily", async () => {
     const policy = new ScriptedPolicy({ act: ["sorry, I cannot help."], repeatLast: true });
-    const rows = await testTimeRows("p", policy, tasks, 2, 4, 0.5);
+    const rows = await testTimeRows("p", policy, tasks, { n: 2, concurrency: 4, attemptTemperature: 0.5 });
     expect(rows.map((r) => [r.mode, r.n])).toEqual([
       ["none", 0],
       ["parallel", 2],
@@ -32,7 +33,29 @@ describe("test-time rehearsal rows of the demo", () => {
 
   it("samples attempts at temperature 1 by default", async () => {
     const policy = new ScriptedPolicy({ act: ["sorry, I cannot help."], repeatLast: true });
-    await testTimeRows("p", policy, tasks, 2, 4);
+    await testTimeRows("p", policy, tasks, { n: 2, concurrency: 4 });
     expect(policy.calls.filter((c) => c.request.temperature === 1)).toHaveLength(2 * 2 * turns);
+  });
+
+  it("with guard, holds back every write its rehearsal saw refused, and says so in the rows", async () => {
+    const domain = tasks[0]!.domain;
+    const same = envless.filter((t) => t.domain === domain).slice(0, 3);
+    const write = toolworldGuardTools(same[0]!)[0]!;
+    expect(toolworldGuardTools(same[0]!)).toEqual(writeToolNames(domainSpec(domain)));
+    const attempt = `<tool_call>${JSON.stringify({ name: write, arguments: { id: "x1" } })}</tool_call>`;
+    const policy = new ScriptedPolicy({
+      act: [(r) => (r.messages[r.messages.length - 1]!.role === "tool" ? "sorry, I cannot." : attempt)],
+      rehearse: ['<execution_result>\n{"error":"x1 is closed"}\n</execution_result>'],
+      repeatLast: true,
+    });
+    const rows = await testTimeRows("p", policy, same, { n: 2, concurrency: 4, guard: true });
+    const sameTurns = same.reduce((a, t) => a + t.user_turns.length, 0);
+    expect(rows.map((r) => [r.mode, r.guard, r.held_calls])).toEqual([
+      ["none", undefined, undefined],
+      ["parallel", true, sameTurns],
+      ["sequential", true, sameTurns],
+    ]);
+    const unguarded = await testTimeRows("p", policy, same, { n: 2, concurrency: 4 });
+    expect(unguarded.every((r) => r.guard === undefined && r.held_calls === undefined)).toBe(true);
   });
 });

@@ -60,6 +60,20 @@ describe("rehearsal flags", () => {
     expect(() => rehearsalFromFlags({ rehearsalUserReplies: 2 })).toThrow(/need --rehearsal/);
   });
 
+  it("--guard-tools: tool names, only with rehearsal", () => {
+    expect(rehearsalFromFlags({ rehearsal: "parallel:2", guardTools: "cancel_order, refund" })).toMatchObject(
+      {
+        guardTools: ["cancel_order", "refund"],
+      },
+    );
+    expect(rehearsalFromFlags({ rehearsal: "parallel:2" })).not.toHaveProperty("guardTools");
+    for (const bad of ["", "a,,b", "rm -rf"])
+      expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", guardTools: bad })).toThrow(
+        /--guard-tools must be a comma-separated list of tool names/,
+      );
+    expect(() => rehearsalFromFlags({ guardTools: "refund" })).toThrow(/need --rehearsal/);
+  });
+
   it("the memory goes into the system message, or a new one", () => {
     expect(
       withMemory(

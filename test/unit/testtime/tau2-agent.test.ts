@@ -83,4 +83,34 @@ describe("RehearsingTau2Agent in the τ² loop", () => {
       expect(committed).toHaveLength(4);
     },
   );
+
+  it("--guard-tools: a write the rehearsal saw refused never reaches the τ² environment", async () => {
+    const policy = new ScriptedPolicy({
+      act: [
+        (r) => {
+          const last = r.messages[r.messages.length - 1]!;
+          if (last.role === "tool") return /error/.test(last.content) ? "Sorry, a is locked." : "Done.";
+          return last.role === "user" ? call("set_value", { key: "a", value: 5 }) : "ok";
+        },
+      ],
+      rehearse: [result({ error: "a is locked" })],
+      repeatLast: true,
+    });
+    const d = fakeDomain([task("t1")]);
+    const guarded = guardTau2(d, countingUser());
+    const agent = new RehearsingTau2Agent(policy, {
+      rehearsal: {
+        mode: "parallel",
+        n: 3,
+        memory: "consensus",
+        promptVariant: "compact",
+        guardTools: ["set_value"],
+      },
+      phaseFor: guarded.phaseFor,
+    });
+    await runTau2({ bench: "tau2:kv", domain: guarded.domain, agent, user: guarded.user, concurrency: 1 });
+    expect(d.envs[0]!.calls).toEqual([]);
+    expect(agent.sessions[0]!.stats.heldCalls).toBe(1);
+    expect(agent.sessions[0]!.phase.committedCalls).toBe(0);
+  });
 });
