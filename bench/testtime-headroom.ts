@@ -2,13 +2,14 @@
  * Diagnostic: where test-time rehearsal can help a demo policy, and where it loses (issue 11).
  *
  *   npm run bench:testtime-headroom -- --model DIR [--seed 0] [--tasks N] [--attempts 4]
- *        [--samples 4] [--temperature T] [--memory digest|consensus|summary] [--json]
+ *        [--samples 4] [--temperature T] [--memory digest|consensus|summary] [--no-guard] [--json]
  *
  * DIR is a saved demo model: an arm's `runs/<run>/arms/<arm>/checkpoints/step-N/model` or an SFT
  * checkpoint under `runs/cache`. The tasks are that seed's env-less evaluation tasks (`--tasks N`:
  * N of them spread evenly; default all), run in their real environment three ways: greedy without
  * rehearsal (the demo's `none` row), greedy with `parallel:<attempts>` rehearsal and its note
- * (its `parallel` row; attempts at `--temperature`, the note's `--memory`, defaults the demo's),
+ * (its `parallel` row; attempts at `--temperature`, the note's `--memory`, defaults the demo's;
+ * the committed run guards the domain's writes as the demo's rows do, unless `--no-guard`),
  * and `--samples` plain runs at that temperature. Prints `measureHeadroom`'s report
  * (src/bench/testtime-headroom.ts): pass_at_samples − none bounds what choosing among the policy's
  * own tries could gain; the attempt figures say whether the rehearsal showed anything to choose
@@ -19,7 +20,7 @@ import { measureHeadroom } from "../src/bench/testtime-headroom.js";
 import { buildDemoData, spread } from "../src/demo/data.js";
 import { FULL_PLAN } from "../src/demo/layout.js";
 import { withCompactTools } from "../src/demo/policy-view.js";
-import { testTimeEpisode, testTimeRehearsal } from "../src/demo/testtime-rows.js";
+import { testTimeEpisode, testTimeRehearsal, toolworldGuardTools } from "../src/demo/testtime-rows.js";
 import { modelBenchArgs } from "./model-args.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
 import { parseMemoryKind } from "../src/testtime/rehearsal-spec.js";
@@ -32,6 +33,7 @@ const samples = int("samples", 4, 1);
 const temperature = Number(opt("temperature") ?? FULL_PLAN.testtimeTemperature ?? 1);
 if (!(temperature >= 0)) fail("--temperature must be a number ≥ 0");
 const memory = readMemory(opt("memory"));
+const guard = FULL_PLAN.testtimeGuard === true && !process.argv.includes("--no-guard");
 
 /** `--memory`, default the demo's; a bad kind exits 2 with the parser's message. */
 function readMemory(flag: string | undefined): RehearsalMemoryKind {
@@ -55,7 +57,10 @@ try {
     episode: testTimeEpisode(
       boundedChatModel(withCompactTools(worker.client.chatModel()), FULL_PLAN.concurrency),
     ),
-    rehearsal: testTimeRehearsal("parallel", attempts, temperature, memory),
+    rehearsal: (task) => ({
+      ...testTimeRehearsal("parallel", attempts, temperature, memory),
+      ...(guard ? { guardTools: toolworldGuardTools(task) } : {}),
+    }),
     samples,
     sampleTemperature: temperature,
     concurrency: 2,
@@ -65,6 +70,7 @@ try {
     seed,
     attempts,
     memory,
+    guard,
     samples,
     temperature,
     minutes: (Date.now() - started) / 60000,

@@ -219,6 +219,10 @@ export {
   withMemory,
   RehearsalPhase,
   GuardedEnvironment,
+  consensusPlan,
+  commitGuard,
+  committedActor,
+  guardedActor,
 } from "./testtime/index.js";
 export type {
   RehearsalMode,
@@ -231,6 +235,7 @@ export type {
   CommittedTurn,
   RehearsalEpisodeOptions,
   RehearsalEpisodeResult,
+  CommitGuard,
 } from "./testtime/index.js";
 export { toolworldBenchRunner } from "./bench/toolworld/index.js";
 export type { ToolworldSummary, ToolworldTrialResult } from "./bench/toolworld/index.js";

@@ -23,8 +23,8 @@ import { replayImaginedError, type ErrorReplay } from "./imagined-error-replay.j
 export interface HeadroomOptions {
   /** Everything of the episodes but the rehearsal: policy, environment factory, limits, temperature. */
   episode: Omit<RehearsalEpisodeOptions, "rehearsal">;
-  /** The rehearsed runs' options (mode, n, memory, attempts' temperature…). */
-  rehearsal: RehearsalOptions;
+  /** The rehearsed runs' options (mode, n, memory, attempts' temperature…), or a task's own. */
+  rehearsal: RehearsalOptions | ((task: Task) => RehearsalOptions);
   /** Plain real runs per task at `sampleTemperature`. */
   samples: number;
   sampleTemperature: number;
@@ -157,7 +157,8 @@ export function headroomReport(rows: readonly HeadroomTaskRow[]): Omit<HeadroomR
 export async function measureHeadroom(tasks: readonly Task[], o: HeadroomOptions): Promise<HeadroomReport> {
   const measured = await mapConcurrent(tasks, Math.max(1, o.concurrency), async (task) => {
     const none = await runEpisodeWithRehearsal(task, { ...o.episode, rehearsal: { mode: "none" } });
-    const rehearsed = await runEpisodeWithRehearsal(task, { ...o.episode, rehearsal: o.rehearsal });
+    const rehearsal = typeof o.rehearsal === "function" ? o.rehearsal(task) : o.rehearsal;
+    const rehearsed = await runEpisodeWithRehearsal(task, { ...o.episode, rehearsal });
     const samples: boolean[] = [];
     for (let i = 0; i < o.samples; i++) {
       const plain = await runEpisodeWithRehearsal(task, {

@@ -141,6 +141,11 @@ describe("envace demo --quick --json", () => {
     for (const r of results.testtime) expect(r.real_calls_during_rehearsal).toBe(0);
     // the plan's memory: the consensus plan of the attempts
     for (const r of results.testtime) expect(r.memory).toBe(r.mode === "none" ? undefined : "consensus");
+    // the committed run guards the domain's writes, and the rows count what it held back
+    for (const r of results.testtime) {
+      expect(r.guard).toBe(r.mode === "none" ? undefined : true);
+      if (r.mode !== "none") expect(r.held_calls).toBeGreaterThanOrEqual(0);
+    }
     expect(results.testtime.find((r) => r.mode === "parallel")!.rehearsal_tokens_per_task).toBeGreaterThan(0);
   });
 
