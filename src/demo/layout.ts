@@ -247,7 +247,12 @@ export const FULL_PLAN: DemoPlan = {
   // consensus −4.6 / −2.7 / 0.0 (mean −5.1 → −2.4; sequential:4 −6.2 → −2.0). RESULTS.md (issue 11).
   testtimeMemory: "consensus",
   testtimeAttempts: 4,
-  // GUARD_COMMENT
+  // The committed run holds back a domain write its own rehearsal saw refused in most attempts that
+  // made it (`commitGuard`): the note alone did not stop the small actor (seed 2: 34 of 39 forbidden
+  // writes against a note that left the write out). Parallel:4 against the none row, seeds 1–3:
+  // `envace` +0.7 / +17.1 / +0.7 (note alone −4.6 / −2.7 / 0.0), `sft` +4.6 / +17.8 / +9.9. Seed 2:
+  // 32 forbidden-write failures became successes, 3 successes were lost to a write the rehearsal
+  // wrongly imagined refused. RESULTS.md (issue 11).
   testtimeGuard: true,
   curveTasks: 40,
   fidelityCalls: 80,

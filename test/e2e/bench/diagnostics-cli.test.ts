@@ -81,6 +81,7 @@ describe("bench:testtime-headroom", () => {
     const out = JSON.parse(r.stdout) as Record<string, number | string>;
     expect(out.tasks).toBe(2);
     expect(out.memory).toBe("consensus"); // the demo's test-time memory
+    expect(out.guard).toBe(true); // and its commit guard over the domain's writes
     expect(out.imagined_errors_replayed).toBeGreaterThanOrEqual(0);
     expect(out.imagined_errors_confirmed).toBeGreaterThanOrEqual(0);
     expect(out.imagined_errors_confirmed).toBeLessThanOrEqual(1);
