@@ -1,4 +1,3 @@
-import { committedActor } from "../../testtime/commit-guard.js";
 import { EnvaceError } from "../../core/errors.js";
 import type { ChatModel } from "../../core/model.js";
 import type { Message } from "../../core/messages.js";
@@ -9,6 +8,7 @@ import { agentSystemPrompt, agentView } from "./llm-agent.js";
 import type { Tau2DomainLike, Tau2EnvLike } from "./env-port.js";
 import type { Tau2UserSimulator } from "./user-simulator.js";
 import { imagineTau2Attempt, type ImaginedUser } from "./rehearsal-imagine.js";
+import { committedActor } from "../../testtime/commit-guard.js";
 import { liveTask } from "../../testtime/live-task.js";
 import { withMemory } from "../../testtime/memory-view.js";
 import { RehearsalPhase } from "../../testtime/phase-guard.js";

@@ -9,8 +9,8 @@
 import type { ChatModel } from "../../core/model.js";
 import type { Message } from "../../core/messages.js";
 import type { ToolSchema } from "../../core/tools.js";
-import { committedActor } from "../../testtime/commit-guard.js";
 import { parseAssistantText } from "../../core/tool-call-text.js";
+import { committedActor } from "../../testtime/commit-guard.js";
 import { liveTask } from "../../testtime/live-task.js";
 import { withMemory } from "../../testtime/memory-view.js";
 import { rehearse } from "../../testtime/rehearse.js";
