@@ -20,7 +20,8 @@ import { measureHeadroom } from "../src/bench/testtime-headroom.js";
 import { buildDemoData, spread } from "../src/demo/data.js";
 import { FULL_PLAN } from "../src/demo/layout.js";
 import { withCompactTools } from "../src/demo/policy-view.js";
-import { testTimeEpisode, testTimeRehearsal, toolworldGuardTools } from "../src/demo/testtime-rows.js";
+import { testTimeEpisode, testTimeRehearsal } from "../src/demo/testtime-rows.js";
+import { toolworldWriteTools } from "../src/envs/toolworld/index.js";
 import { modelBenchArgs } from "./model-args.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
 import { parseMemoryKind } from "../src/testtime/rehearsal-spec.js";
@@ -59,7 +60,7 @@ try {
     ),
     rehearsal: (task) => ({
       ...testTimeRehearsal("parallel", attempts, temperature, memory),
-      ...(guard ? { guardTools: toolworldGuardTools(task) } : {}),
+      ...(guard ? { guardTools: toolworldWriteTools(task) } : {}),
     }),
     samples,
     sampleTemperature: temperature,

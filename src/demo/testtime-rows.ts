@@ -1,8 +1,7 @@
 import { mapConcurrent } from "../core/map-concurrent.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
-import { createToolworldEnv, domainSpec, writeToolNames } from "../envs/toolworld/index.js";
-import { worldOf } from "../envs/toolworld/environment.js";
+import { createToolworldEnv, toolworldWriteTools } from "../envs/toolworld/index.js";
 import type { TestTimeRow } from "../report/results.js";
 import { meanCI } from "../report/stats.js";
 import { runEpisodeWithRehearsal, type RehearsalEpisodeOptions } from "../testtime/episode.js";
@@ -29,14 +28,6 @@ export function testTimeRehearsal(
   };
 }
 
-/**
- * The tools a toolworld task's committed run guards (`RehearsalOptions.guardTools`): its domain's
- * writes, the tools a deployed agent would know change the world. Reads are never held back.
- */
-export function toolworldGuardTools(task: Task): string[] {
-  return writeToolNames(domainSpec(worldOf(task).domain));
-}
-
 /** Everything of a test-time episode but its rehearsal: evaluation decoding, the real toolworld. */
 export function testTimeEpisode(policy: ChatModel): Omit<RehearsalEpisodeOptions, "rehearsal"> {
   return {
@@ -59,7 +50,10 @@ export interface TestTimeRowsOptions {
   attemptTemperature?: number;
   /** Default `digest`. */
   memory?: RehearsalMemoryKind;
-  /** The committed run holds back the domain's writes its rehearsal saw refused (`toolworldGuardTools`). */
+  /**
+   * The committed run holds back the domain's writes (`toolworldWriteTools`: the tools a deployed
+   * agent knows change the world, never a task's checklist) its rehearsal saw refused.
+   */
   guard?: boolean;
 }
 
@@ -87,7 +81,7 @@ export async function testTimeRows(
       (task) =>
         runEpisodeWithRehearsal(task, {
           ...testTimeEpisode(policy),
-          rehearsal: guarded ? { ...rehearsal, guardTools: toolworldGuardTools(task) } : rehearsal,
+          rehearsal: guarded ? { ...rehearsal, guardTools: toolworldWriteTools(task) } : rehearsal,
         }),
     );
     const success = meanCI(results.map((r) => (r.success ? 1 : 0)));

@@ -18,7 +18,10 @@ export interface RehearsalEvalFlags {
   rehearsalPrompt?: string;
   /** τ²: imagined user replies an attempt may go on through (a non-negative integer; default the bench's). */
   rehearsalUserReplies?: number | string;
-  /** Comma-separated side-effecting tools the committed run will not call where the rehearsal saw them refused. */
+  /**
+   * Comma-separated side-effecting tools the committed run will not call where the rehearsal saw
+   * them refused; `writes`: the bench's own state-changing tools (`guardsWrites`).
+   */
   guardTools?: string;
   /** A saved model directory, run through the worker (instead of --endpoint/--model). */
   checkpoint?: string;
@@ -46,7 +49,8 @@ export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
       "--memory, --rehearsal-scope, --rehearsal-user-replies and --guard-tools need --rehearsal parallel:N or sequential:N",
     );
   }
-  const guardTools = o.guardTools === undefined ? undefined : parseGuardTools(o.guardTools);
+  const guardTools =
+    o.guardTools === undefined || guardsWrites(o) ? undefined : parseGuardTools(o.guardTools);
   const raw = o.rehearsalUserReplies;
   const userReplies = raw === undefined ? undefined : /^\d+$/.test(String(raw).trim()) ? Number(raw) : NaN;
   if (userReplies !== undefined && !Number.isSafeInteger(userReplies)) {
@@ -66,6 +70,14 @@ export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
     ...(userReplies !== undefined ? { userReplies } : {}),
     ...(guardTools ? { guardTools } : {}),
   };
+}
+
+/**
+ * `--guard-tools writes`: the bench resolves the tools itself (τ²'s mutating tools, VitaBench's write
+ * tools, toolworld's domain writes); `rehearsalFromFlags` leaves `guardTools` unset for it.
+ */
+export function guardsWrites(o: RehearsalEvalFlags): boolean {
+  return o.guardTools?.trim() === "writes";
 }
 
 /** `--guard-tools a,b`: tool names (letters, digits, `_ . -`), at least one. */

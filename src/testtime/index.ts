@@ -30,7 +30,7 @@ export type { RehearseThenCommitInput, CommittedTurn } from "./rehearse-then-com
 export { runEpisodeWithRehearsal } from "./episode.js";
 export type { RehearsalEpisodeOptions, RehearsalEpisodeResult } from "./episode.js";
 export { liveTask } from "./live-task.js";
-export { rehearsalFromFlags } from "./eval-flags.js";
+export { rehearsalFromFlags, guardsWrites } from "./eval-flags.js";
 export type { RehearsalEvalFlags } from "./eval-flags.js";
 export { openEvalModel } from "./eval-model.js";
 export type { EvalModelFlags } from "./eval-model.js";

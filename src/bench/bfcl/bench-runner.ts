@@ -6,7 +6,7 @@ import { bfclDirOf, resolveCategories, runBfcl, type BfclPolicy } from "./run-bf
 import { OVERALL_WEIGHTS } from "./score.js";
 import { isMultiTurn } from "./categories.js";
 import { OpenAIChatModel } from "../../engines/openai-chat-model.js";
-import { rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
+import { guardsWrites, rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
 import type { BfclMode } from "./model-handler.js";
 import type { BackendServices } from "../../envs/bfcl/services.js";
 import { openAIEmbedder, serpApiWebSearch } from "./http-services.js";
@@ -84,6 +84,10 @@ export function bfclBenchRunner(): BenchRunner {
       const categories = resolveCategories(o.variant);
       let policy = policyFrom(o);
       const rehearsalOptions = rehearsalFromFlags(o as RehearsalEvalFlags);
+      if (guardsWrites(o as RehearsalEvalFlags))
+        throw usage(
+          "--guard-tools writes: BFCL's tools do not say which change state; name them (--guard-tools rm,mv)",
+        );
       if (rehearsalOptions.mode !== "none") {
         if (policy.kind !== "model") throw usage("--rehearsal needs a model: --endpoint URL --model NAME");
         if (!categories.some(isMultiTurn)) {

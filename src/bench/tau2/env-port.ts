@@ -12,6 +12,8 @@ import type { Tau2EnvAssertion, Tau2Requestor, Tau2TaskView } from "./types.js";
 export interface Tau2EnvLike extends Environment {
   /** The DB in upstream's model_dump shape. */
   dumpDb(): unknown;
+  /** Whether an agent tool changes state (upstream's WRITE tools), where the port knows. */
+  isMutating?(name: string): boolean;
   /** Tools the user simulator may call (upstream `user_tools`), if the domain has any. */
   userTools?(): ToolSchema[];
   /**

@@ -9,8 +9,9 @@ import {
   TAU2_DOMAINS,
   type Tau2DomainLoader,
 } from "./bench-runner.js";
+import type { Tau2DomainLike } from "./env-port.js";
 import { runTau2, selectTasks, type Tau2TrialResult } from "./run-tau2.js";
-import { rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
+import { guardsWrites, rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
 import { openEvalModel } from "../../testtime/eval-model.js";
 import { guardTau2, RehearsingTau2Agent } from "./rehearsal-agent.js";
 import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "../../testtime/types.js";
@@ -21,6 +22,15 @@ import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "../../t
  * instruction makes the user's phone show and what it would do next.
  */
 export const DUAL_CONTROL_USER_REPLIES = 2;
+
+/** The agent's state-changing tools of a τ² domain (upstream's WRITE tools, `mutates_state`). */
+export function tau2WriteTools(domain: Tau2DomainLike): string[] {
+  const env = domain.createEnv();
+  return env
+    .tools()
+    .map((t) => t.name)
+    .filter((name) => env.isMutating?.(name) === true);
+}
 
 /**
  * `tau2:<domain>` with test-time rehearsal and `--checkpoint`: without them it is the τ² runner
@@ -52,7 +62,11 @@ export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoade
       const total = selectTasks(domain, o.split, o.limit).length * o.trials;
       const { model, close } = await openEvalModel(o);
       const agent = new RehearsingTau2Agent(model, {
-        rehearsal: { ...rehearsal, userReplies },
+        rehearsal: {
+          ...rehearsal,
+          userReplies,
+          ...(guardsWrites(o) ? { guardTools: tau2WriteTools(loaded) } : {}),
+        },
         phaseFor,
         imaginedUser: { simulator: rawUser, userTools: userToolsFor },
       });

@@ -5,9 +5,10 @@ import {
   createToolworldEnv,
   generateTasks,
   TOOLWORLD_DOMAINS,
+  toolworldWriteTools,
   type ToolworldSplit,
 } from "../../envs/toolworld/index.js";
-import { rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
+import { guardsWrites, rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
 import { runEpisodeWithRehearsal, type RehearsalEpisodeResult } from "../../testtime/episode.js";
 import {
   addRehearsalStats,
@@ -100,6 +101,7 @@ export function toolworldBenchRunner(): ToolworldBenchRunner {
         );
       }
       const rehearsal = rehearsalFromFlags(o);
+      const guardWrites = guardsWrites(o);
       const tasks = toolworldEvalTasks(o.variant, o.split, o.limit);
       const jobs = tasks.flatMap((task) => Array.from({ length: o.trials }, (_, trial) => ({ task, trial })));
       const source = await policySource(o);
@@ -114,7 +116,7 @@ export function toolworldBenchRunner(): ToolworldBenchRunner {
             const ep = await runEpisodeWithRehearsal(task, {
               policy: source.forTask(task),
               envFactory: (t) => createToolworldEnv(t),
-              rehearsal,
+              rehearsal: guardWrites ? { ...rehearsal, guardTools: toolworldWriteTools(task) } : rehearsal,
               sample: trial,
               temperature: 0,
               ...(o.maxSteps !== undefined ? { maxAssistantTurns: o.maxSteps } : {}),

@@ -4,11 +4,12 @@ import { OpenAIChatModel } from "../../engines/openai-chat-model.js";
 import { resolveDataDir } from "../data-dir.js";
 import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
 import type { VitaClock } from "../../envs/vita/tool-context.js";
+import { vitaWriteTools } from "../../envs/vita/environment.js";
 import { LLMVitaAgent, LLMVitaUser, noopAgent, readReplayFile, replayAgent, scriptedUser } from "./agents.js";
 import type { VitaAgent, VitaUser } from "./agents.js";
 import { runVita, type VitaRunSummary } from "./run-vita.js";
 import { RehearsingVitaAgent } from "./rehearsal-agent.js";
-import { rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
+import { guardsWrites, rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
 import { openEvalModel } from "../../testtime/eval-model.js";
 import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "../../testtime/types.js";
 import {
@@ -84,7 +85,8 @@ export function vitaBenchRunner(opts: { clock?: VitaClock } = {}): BenchRunner {
       const judge =
         o.judgeEndpoint !== undefined ? model(o.judgeEndpoint, o.judgeModel!, o.apiKey) : undefined;
       const opened = rehearsing ? await openEvalModel(flags) : undefined;
-      const rehearsingAgent = opened ? new RehearsingVitaAgent(opened.model, rehearsal) : undefined;
+      const guarded = guardsWrites(flags) ? { ...rehearsal, guardTools: vitaWriteTools(domain) } : rehearsal;
+      const rehearsingAgent = opened ? new RehearsingVitaAgent(opened.model, guarded) : undefined;
       const agent = rehearsingAgent ?? roles.agent;
       if (!agent) throw usage("an agent is needed");
       const summary = await runVita({

@@ -106,7 +106,7 @@ export function register(program: Command): void {
     )
     .option(
       "--guard-tools <names>",
-      "commit guard: comma-separated side-effecting tools the committed run will not call with arguments the rehearsal saw refused in most attempts that made them (the actor sees the imagined refusal and answers again; held_calls in --json)",
+      "commit guard: comma-separated side-effecting tools the committed run will not call with arguments the rehearsal saw refused in most attempts that made them (the actor sees the imagined refusal and answers again; held_calls in --json); writes: the bench's own state-changing tools (tau2, vita, toolworld)",
     )
     .option("--checkpoint <dir>", "a saved model directory, served by a worker started for this run")
     .option(

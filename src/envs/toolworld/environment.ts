@@ -8,7 +8,7 @@ import { canonicalHash } from "../../core/canonical-json.js";
 import { executeTool } from "./execute.js";
 import { domainSpec } from "./registry.js";
 import { buildState } from "./state.js";
-import { domainTools } from "./tools.js";
+import { domainTools, writeToolNames } from "./tools.js";
 import type { DomainSpec, ToolworldState } from "./types.js";
 
 /** Where a toolworld world comes from: the domain and the seed of its initial state. */
@@ -85,4 +85,9 @@ export function worldOf(task: Task): ToolworldWorld {
 /** A tool result as a JSON value: the parsed object, or `{error}` for a failed call (examples use this). */
 export function toolworldResultValue(result: ToolResult): unknown {
   return result.ok ? (JSON.parse(result.content) as unknown) : { error: result.error.message };
+}
+
+/** The tools of a task's domain that change the world (what a commit guard covers). */
+export function toolworldWriteTools(task: Task): string[] {
+  return writeToolNames(domainSpec(worldOf(task).domain));
 }

@@ -41,6 +41,11 @@ export const DOMAIN_TOOLS: Record<VitaDomainName, VitaToolDef[]> = {
   cross_domain: [...GENERIC_TOOLS, ...DELIVERY_TOOLS, ...INSTORE_TOOLS, ...OTA_TOOLS],
 };
 
+/** A domain's tools that change the world (upstream's write type): what a commit guard covers. */
+export function vitaWriteTools(domain: VitaDomainName): string[] {
+  return DOMAIN_TOOLS[domain].filter((t) => t.type === "write").map((t) => t.name);
+}
+
 /** Upstream's `Environment.to_json_str`: strings as they are; numbers inside become strings. */
 export function toJsonStr(value: unknown): string {
   if (typeof value === "string") return value;

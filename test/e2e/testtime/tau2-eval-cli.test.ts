@@ -78,37 +78,41 @@ describe("envace eval --bench tau2:mock --rehearsal (mock agent and user endpoin
     300_000,
   );
 
-  it("--guard-tools create_task: a write the rehearsal saw refused is never made for real", async () => {
-    const refused = '{"error": "user_1 may not create tasks"}';
-    const agent = await startMockOpenAIServer({
-      handler: (b) =>
-        isRehearse(b) ? `<execution_result>\n${refused}\n</execution_result>` : createTaskAgentReply(b),
-    });
-    const user = await startCreateTaskUser();
-    try {
-      const { stdout } = await promisify(execFile)(
-        "npx",
-        [
-          ...evalCreateTaskArgs(agent.baseURL, user.baseURL),
-          ...["--rehearsal", "parallel:2", "--memory", "consensus", "--guard-tools", "create_task"],
-        ],
-        { cwd: root, encoding: "utf8", timeout: 300_000 },
-      );
-      const s = JSON.parse(stdout) as {
-        results: Array<Record<string, unknown>>;
-        rehearsal: { held_calls: number; real_calls_during_rehearsal: number };
-      };
-      expect(s.results[0]).toMatchObject({ task_id: "create_task_1", reward: 0, real_calls: 0 });
-      expect(s.rehearsal).toMatchObject({ held_calls: 1, real_calls_during_rehearsal: 0 });
-      // the committed actor was asked again after the refusal its rehearsal imagined
-      const asked = agent.requests.map((r) => r.body).filter(isCommitted);
-      const last = asked.map((b) => b.messages[b.messages.length - 1]);
-      expect(
-        last.filter((m) => m?.role === "tool" && /may not create tasks/.test(m.content ?? "")),
-      ).toHaveLength(1);
-    } finally {
-      await agent.close();
-      await user.close();
-    }
-  }, 300_000);
+  it.each(["create_task", "writes"])(
+    "--guard-tools %s: a write the rehearsal saw refused is never made for real",
+    async (guardTools) => {
+      const refused = '{"error": "user_1 may not create tasks"}';
+      const agent = await startMockOpenAIServer({
+        handler: (b) =>
+          isRehearse(b) ? `<execution_result>\n${refused}\n</execution_result>` : createTaskAgentReply(b),
+      });
+      const user = await startCreateTaskUser();
+      try {
+        const { stdout } = await promisify(execFile)(
+          "npx",
+          [
+            ...evalCreateTaskArgs(agent.baseURL, user.baseURL),
+            ...["--rehearsal", "parallel:2", "--memory", "consensus", "--guard-tools", guardTools],
+          ],
+          { cwd: root, encoding: "utf8", timeout: 300_000 },
+        );
+        const s = JSON.parse(stdout) as {
+          results: Array<Record<string, unknown>>;
+          rehearsal: { held_calls: number; real_calls_during_rehearsal: number };
+        };
+        expect(s.results[0]).toMatchObject({ task_id: "create_task_1", reward: 0, real_calls: 0 });
+        expect(s.rehearsal).toMatchObject({ held_calls: 1, real_calls_during_rehearsal: 0 });
+        // the committed actor was asked again after the refusal its rehearsal imagined
+        const asked = agent.requests.map((r) => r.body).filter(isCommitted);
+        const last = asked.map((b) => b.messages[b.messages.length - 1]);
+        expect(
+          last.filter((m) => m?.role === "tool" && /may not create tasks/.test(m.content ?? "")),
+        ).toHaveLength(1);
+      } finally {
+        await agent.close();
+        await user.close();
+      }
+    },
+    300_000,
+  );
 });

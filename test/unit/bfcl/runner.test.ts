@@ -254,6 +254,18 @@ describe("test-time rehearsal on multi-turn (mock OpenAI server)", () => {
         rehearsal: "parallel:2",
       } as never),
     ).rejects.toThrow(/--rehearsal needs a model/);
+    // BFCL's tools do not say which change state: the commit guard needs them named
+    await expect(
+      bfclBenchRunner().run({
+        variant: "multi_turn_base",
+        endpoint: "http://127.0.0.1:1/v1",
+        model: "m",
+        trials: 1,
+        concurrency: 1,
+        rehearsal: "parallel:2",
+        guardTools: "writes",
+      } as never),
+    ).rejects.toThrow(/--guard-tools writes: BFCL's tools do not say which change state/);
     await expect(
       bfclBenchRunner().run({
         variant: "simple_python",

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buildDemoData } from "../../../src/demo/data.js";
 import { QUICK_PLAN } from "../../../src/demo/layout.js";
-import { testTimeRows, toolworldGuardTools } from "../../../src/demo/testtime-rows.js";
-import { domainSpec, writeToolNames } from "../../../src/envs/toolworld/index.js";
+import { testTimeRows } from "../../../src/demo/testtime-rows.js";
+import { domainSpec, toolworldWriteTools, writeToolNames } from "../../../src/envs/toolworld/index.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 
 describe("test-time rehearsal rows of the demo", () => {
@@ -40,8 +40,8 @@ describe("test-time rehearsal rows of the demo", () => {
   it("with guard, holds back every write its rehearsal saw refused, and says so in the rows", async () => {
     const domain = tasks[0]!.domain;
     const same = envless.filter((t) => t.domain === domain).slice(0, 3);
-    const write = toolworldGuardTools(same[0]!)[0]!;
-    expect(toolworldGuardTools(same[0]!)).toEqual(writeToolNames(domainSpec(domain)));
+    const write = toolworldWriteTools(same[0]!)[0]!;
+    expect(toolworldWriteTools(same[0]!)).toEqual(writeToolNames(domainSpec(domain)));
     const attempt = `<tool_call>${JSON.stringify({ name: write, arguments: { id: "x1" } })}</tool_call>`;
     const policy = new ScriptedPolicy({
       act: [(r) => (r.messages[r.messages.length - 1]!.role === "tool" ? "sorry, I cannot." : attempt)],
