@@ -38,7 +38,7 @@ export function commitGuard(attempts: readonly RehearsalAttempt[], tools: Readon
 export interface GuardedActorOptions {
   /** The guard of the latest rehearsal. */
   current: () => CommitGuard;
-  /** Called with the calls held back from each act output. */
+  /** Called with the calls held back from an act output (each call once, however often it is asked again). */
   onHeld?: (calls: readonly ToolCall[]) => void;
   /** Called when the actor insisted and the rehearsal's reply was committed instead. */
   onFallback?: () => void;
@@ -64,6 +64,7 @@ export function guardedActor(policy: ChatModel, o: GuardedActorOptions): ChatMod
     async chat(request: ChatRequest, options?: { signal?: AbortSignal }): Promise<ChatResult> {
       const guard = o.current();
       let messages = request.messages;
+      const counted = new Set<string>(); // a call the actor insists on is held once, not per ask
       for (let ask = 0; ; ask++) {
         const result = await policy.chat({ ...request, messages }, options);
         const sample = result.samples[0];
@@ -71,7 +72,9 @@ export function guardedActor(policy: ChatModel, o: GuardedActorOptions): ChatMod
         const act = readActOutput(sample, `held_${ask}`);
         const held = act.calls.filter((c) => guard.refused.has(toolCallKey(c)));
         if (held.length === 0) return result;
-        o.onHeld?.(held);
+        const fresh = held.filter((c) => !counted.has(toolCallKey(c)));
+        for (const c of fresh) counted.add(toolCallKey(c));
+        if (fresh.length > 0) o.onHeld?.(fresh);
         if (ask === maxAsks) {
           if (!guard.reply) return result;
           o.onFallback?.();

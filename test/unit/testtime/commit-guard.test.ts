@@ -82,13 +82,19 @@ describe("guardedActor", () => {
     const insist = () =>
       new ScriptedPolicy({ act: [call("cancel_order", { order_id: "A1" })], repeatLast: true });
     let fallbacks = 0;
+    let held = 0;
     const p = insist();
-    const out = await guardedActor(p, { current: guard, onFallback: () => fallbacks++ }).chat({
+    const out = await guardedActor(p, {
+      current: guard,
+      onFallback: () => fallbacks++,
+      onHeld: (cs) => (held += cs.length),
+    }).chat({
       messages: [{ role: "user", content: "Cancel A1." }],
     });
     expect(out.samples[0]?.text).toBe("It has shipped.");
     expect(fallbacks).toBe(1);
     expect(p.calls).toHaveLength(3); // the first output and two asks again
+    expect(held).toBe(1); // one call held, however often the actor insisted
     const noReply = commitGuard([attempt(0, [cancelNo()])], new Set(["cancel_order"]));
     const through = await guardedActor(insist(), { current: () => noReply }).chat({
       messages: [{ role: "user", content: "Cancel A1." }],
