@@ -91,3 +91,14 @@ function parseGuardTools(v: string): string[] {
   }
   return names;
 }
+
+/** `--guard-tools` names the bench has no tool for: INVALID_CONFIG (a typo would guard nothing). */
+export function checkGuardTools(rehearsal: RehearsalOptions, known: readonly string[], bench: string): void {
+  const unknown = (rehearsal.guardTools ?? []).filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    throw new EnvaceError(
+      "INVALID_CONFIG",
+      `--guard-tools: ${bench} has no tool ${unknown.map((n) => `"${n}"`).join(", ")} (its tools: ${known.join(", ")})`,
+    );
+  }
+}

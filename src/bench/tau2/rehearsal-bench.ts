@@ -11,7 +11,12 @@ import {
 } from "./bench-runner.js";
 import type { Tau2DomainLike } from "./env-port.js";
 import { runTau2, selectTasks, type Tau2TrialResult } from "./run-tau2.js";
-import { guardsWrites, rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
+import {
+  checkGuardTools,
+  guardsWrites,
+  rehearsalFromFlags,
+  type RehearsalEvalFlags,
+} from "../../testtime/eval-flags.js";
 import { openEvalModel } from "../../testtime/eval-model.js";
 import { guardTau2, RehearsingTau2Agent } from "./rehearsal-agent.js";
 import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "../../testtime/types.js";
@@ -59,6 +64,14 @@ export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoade
       const loaded = await loadDomain(o.variant, dataRoot);
       const { domain, user, phaseFor, userToolsFor } = guardTau2(loaded, rawUser);
       const userReplies = rehearsal.userReplies ?? (loaded.dualControl ? DUAL_CONTROL_USER_REPLIES : 0);
+      checkGuardTools(
+        rehearsal,
+        loaded
+          .createEnv()
+          .tools()
+          .map((t) => t.name),
+        `tau2:${o.variant}`,
+      );
       const total = selectTasks(domain, o.split, o.limit).length * o.trials;
       const { model, close } = await openEvalModel(o);
       const agent = new RehearsingTau2Agent(model, {

@@ -8,7 +8,12 @@ import {
   toolworldWriteTools,
   type ToolworldSplit,
 } from "../../envs/toolworld/index.js";
-import { guardsWrites, rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
+import {
+  checkGuardTools,
+  guardsWrites,
+  rehearsalFromFlags,
+  type RehearsalEvalFlags,
+} from "../../testtime/eval-flags.js";
 import { runEpisodeWithRehearsal, type RehearsalEpisodeResult } from "../../testtime/episode.js";
 import {
   addRehearsalStats,
@@ -103,6 +108,12 @@ export function toolworldBenchRunner(): ToolworldBenchRunner {
       const rehearsal = rehearsalFromFlags(o);
       const guardWrites = guardsWrites(o);
       const tasks = toolworldEvalTasks(o.variant, o.split, o.limit);
+      const domainTools = createToolworldEnv({ domain: o.variant, seed: TOOLWORLD_EVAL_SEED }).tools();
+      checkGuardTools(
+        rehearsal,
+        domainTools.map((t) => t.name),
+        `toolworld:${o.variant}`,
+      );
       const jobs = tasks.flatMap((task) => Array.from({ length: o.trials }, (_, trial) => ({ task, trial })));
       const source = await policySource(o);
       o.onStart?.(jobs.length);

@@ -4,12 +4,17 @@ import { OpenAIChatModel } from "../../engines/openai-chat-model.js";
 import { resolveDataDir } from "../data-dir.js";
 import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
 import type { VitaClock } from "../../envs/vita/tool-context.js";
-import { vitaWriteTools } from "../../envs/vita/environment.js";
+import { DOMAIN_TOOLS, vitaWriteTools } from "../../envs/vita/environment.js";
 import { LLMVitaAgent, LLMVitaUser, noopAgent, readReplayFile, replayAgent, scriptedUser } from "./agents.js";
 import type { VitaAgent, VitaUser } from "./agents.js";
 import { runVita, type VitaRunSummary } from "./run-vita.js";
 import { RehearsingVitaAgent } from "./rehearsal-agent.js";
-import { guardsWrites, rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
+import {
+  checkGuardTools,
+  guardsWrites,
+  rehearsalFromFlags,
+  type RehearsalEvalFlags,
+} from "../../testtime/eval-flags.js";
 import { openEvalModel } from "../../testtime/eval-model.js";
 import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "../../testtime/types.js";
 import {
@@ -73,6 +78,11 @@ export function vitaBenchRunner(opts: { clock?: VitaClock } = {}): BenchRunner {
       pair(o.judgeEndpoint, o.judgeModel, "--judge-endpoint and --judge-model");
       const flags = o as EvalOptions & RehearsalEvalFlags;
       const rehearsal = rehearsalFromFlags(flags);
+      checkGuardTools(
+        rehearsal,
+        DOMAIN_TOOLS[domain].map((t) => t.name),
+        `vita:${domain}`,
+      );
       const rehearsing = rehearsal.mode !== "none" || flags.checkpoint !== undefined;
       if (rehearsing && o.policy !== undefined)
         throw usage("--rehearsal and --checkpoint need a model agent, not --policy");

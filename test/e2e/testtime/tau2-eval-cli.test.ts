@@ -115,4 +115,26 @@ describe("envace eval --bench tau2:mock --rehearsal (mock agent and user endpoin
     },
     300_000,
   );
+
+  it("--guard-tools with a tool the domain does not have exits 2 before any model call", async () => {
+    const agent = await startMockOpenAIServer({ handler: agentHandler });
+    const user = await startCreateTaskUser();
+    try {
+      const args = [...evalCreateTaskArgs(agent.baseURL, user.baseURL), "--rehearsal", "parallel:2"];
+      const r = await promisify(execFile)("npx", [...args, "--guard-tools", "create_tsak"], {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 300_000,
+      }).then(
+        () => ({ code: 0, stderr: "" }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+      );
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--guard-tools: tau2:mock has no tool "create_tsak" (its tools: ');
+      expect(agent.requests).toHaveLength(0);
+    } finally {
+      await agent.close();
+      await user.close();
+    }
+  }, 300_000);
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { toolworldBenchRunner, toolworldEvalTasks } from "../../../src/bench/toolworld/index.js";
 import type { EvalOptions } from "../../../src/bench/registry.js";
-import { TOOLWORLD_HELDOUT_DOMAINS, TOOLWORLD_TRAIN_DOMAINS } from "../../../src/envs/toolworld/index.js";
+import {
+  domainSpec,
+  TOOLWORLD_HELDOUT_DOMAINS,
+  TOOLWORLD_TRAIN_DOMAINS,
+  writeToolNames,
+} from "../../../src/envs/toolworld/index.js";
 
 const base = (extra: Record<string, unknown>): EvalOptions =>
   ({ variant: TOOLWORLD_TRAIN_DOMAINS[0]!, trials: 1, concurrency: 2, limit: 4, ...extra }) as EvalOptions;
@@ -34,6 +39,22 @@ describe("toolworld bench", () => {
       real_calls_during_rehearsal: number;
     }>;
     expect(results.every((r) => r.rehearsal_tokens > 0 && r.real_calls_during_rehearsal === 0)).toBe(true);
+  });
+
+  it("--guard-tools: names the domain has are taken, writes too; an unknown name is refused", async () => {
+    const runner = toolworldBenchRunner();
+    const write = writeToolNames(domainSpec(TOOLWORLD_TRAIN_DOMAINS[0]!))[0]!;
+    for (const guardTools of [write, "writes"]) {
+      const s = await runner.run(base({ policy: "gold", rehearsal: "parallel:2", guardTools }));
+      expect(s.success_rate).toBe(1); // the gold policy makes no write its rehearsal refuses
+    }
+    await expect(
+      runner.run(base({ policy: "gold", rehearsal: "parallel:2", guardTools: "rm_rf" })),
+    ).rejects.toThrow(
+      new RegExp(
+        `--guard-tools: toolworld:${TOOLWORLD_TRAIN_DOMAINS[0]!} has no tool "rm_rf" \\(its tools: `,
+      ),
+    );
   });
 
   it("the noop policy fails and makes no real calls", async () => {
