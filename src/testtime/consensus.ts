@@ -1,3 +1,4 @@
+import { canonicalJson } from "../core/canonical-json.js";
 import type { ToolCall } from "../core/messages.js";
 import type { ToolCallRecord } from "../rollout/types.js";
 import type { RehearsalAttempt } from "./types.js";
@@ -13,8 +14,12 @@ export function isErrorResult(c: ToolCallRecord): boolean {
   }
 }
 
-/** A call's name and arguments: what makes two calls the same call. */
-export const toolCallKey = (call: ToolCall) => `${call.name}${JSON.stringify(call.arguments)}`;
+/**
+ * A call's name and arguments: what makes two calls the same call. Canonical JSON, because two
+ * attempts (or an attempt and the committed actor) that write the same arguments in another key
+ * order make the same call: the refusal vote and the guard must count them together.
+ */
+export const toolCallKey = (call: ToolCall) => `${call.name}${canonicalJson(call.arguments)}`;
 const callKey = (c: ToolCallRecord) => toolCallKey(c.call);
 
 /** A turn's calls (name and arguments, in order) and whether it ended with a reply to the user. */

@@ -1,12 +1,19 @@
 import { EnvaceError } from "../../core/errors.js";
+import { BACKEND_CLASSES } from "../../envs/bfcl/backends.js";
 import { resolveDataDir } from "../data-dir.js";
 import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
+import { funcDocs } from "./load.js";
 import { readBfclReplay } from "./replay-file.js";
 import { bfclDirOf, resolveCategories, runBfcl, type BfclPolicy } from "./run-bfcl.js";
 import { OVERALL_WEIGHTS } from "./score.js";
 import { isMultiTurn } from "./categories.js";
 import { OpenAIChatModel } from "../../engines/openai-chat-model.js";
-import { guardsWrites, rehearsalFromFlags, type RehearsalEvalFlags } from "../../testtime/eval-flags.js";
+import {
+  checkGuardTools,
+  guardsWrites,
+  rehearsalFromFlags,
+  type RehearsalEvalFlags,
+} from "../../testtime/eval-flags.js";
 import type { BfclMode } from "./model-handler.js";
 import type { BackendServices } from "../../envs/bfcl/services.js";
 import { openAIEmbedder, serpApiWebSearch } from "./http-services.js";
@@ -88,6 +95,10 @@ export function bfclBenchRunner(): BenchRunner {
         throw usage(
           "--guard-tools writes: BFCL's tools do not say which change state; name them (--guard-tools rm,mv)",
         );
+      const bfclDir = bfclDirOf(resolveDataDir(o.data));
+      // Rehearsal runs on the multi-turn entries, whose tools are the eight backends' functions.
+      if (rehearsalOptions.guardTools)
+        checkGuardTools(rehearsalOptions, multiTurnToolNames(bfclDir), "bfcl multi-turn");
       if (rehearsalOptions.mode !== "none") {
         if (policy.kind !== "model") throw usage("--rehearsal needs a model: --endpoint URL --model NAME");
         if (!categories.some(isMultiTurn)) {
@@ -101,7 +112,7 @@ export function bfclBenchRunner(): BenchRunner {
         policy = { ...policy, rehearsal: { options: rehearsalOptions, policy: chat } };
       }
       const run = await runBfcl({
-        bfclDir: bfclDirOf(resolveDataDir(o.data)),
+        bfclDir,
         categories,
         policy,
         services: servicesFrom(o),
@@ -186,4 +197,10 @@ export function formatBfclSummary(s: BenchSummary): string {
   for (const r of failed.slice(0, 20)) lines.push(`  ✗ ${r.id}: ${r.error_type}`);
   if (failed.length > 20) lines.push(`  … and ${failed.length - 20} more (use --json for all)`);
   return lines.join("\n") + "\n";
+}
+
+/** Every function of the multi-turn backends (upstream's `multi_turn_func_doc`), sorted. */
+function multiTurnToolNames(bfclDir: string): string[] {
+  const names = BACKEND_CLASSES.flatMap((c) => funcDocs(bfclDir, c).map((d) => String(d.name)));
+  return [...new Set(names)].sort();
 }

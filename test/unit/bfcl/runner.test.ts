@@ -266,6 +266,18 @@ describe("test-time rehearsal on multi-turn (mock OpenAI server)", () => {
         guardTools: "writes",
       } as never),
     ).rejects.toThrow(/--guard-tools writes: BFCL's tools do not say which change state/);
+    // a name no multi-turn backend has would guard nothing: refused before any model call
+    await expect(
+      bfclBenchRunner().run({
+        variant: "multi_turn_base",
+        endpoint: "http://127.0.0.1:1/v1",
+        model: "m",
+        trials: 1,
+        concurrency: 1,
+        rehearsal: "parallel:2",
+        guardTools: "rm,remove_file",
+      } as never),
+    ).rejects.toThrow(/--guard-tools: bfcl multi-turn has no tool "remove_file" \(its tools: .*\brm\b/);
     await expect(
       bfclBenchRunner().run({
         variant: "simple_python",

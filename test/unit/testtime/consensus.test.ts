@@ -44,6 +44,15 @@ describe("callSignature and isErrorResult", () => {
     expect(callSignature([a, a], true)).not.toBe(callSignature([a], true));
     expect(callSignature([a], true)).toBe(callSignature([{ ...a, result: "other" }], true));
   });
+  it("is the same call whatever the order of its arguments' keys, at every level", () => {
+    const ab = callRecord("move", { from: "a1", to: "a2", meta: { x: 1, y: 2 } }, "{}");
+    const ba = callRecord("move", { meta: { y: 2, x: 1 }, to: "a2", from: "a1" }, "{}");
+    expect(callSignature([ab], true)).toBe(callSignature([ba], true));
+    const refusedAb = { ...ab, result: '{"error":"no"}' };
+    const refusedBa = { ...ba, result: '{"error":"no"}' };
+    // two attempts refused the same call written two ways: a majority, not two halves
+    expect(refusedCalls([attempt(0, [refusedAb]), attempt(1, [refusedBa]), attempt(2, [ab])]).size).toBe(1);
+  });
   it("counts refused calls and `error` objects, not results that merely mention an error", () => {
     expect(isErrorResult(callRecord("t", {}, '{"error":"order A9 not found"}'))).toBe(true);
     expect(isErrorResult(callRecord("t", {}, "INVALID_PARAMETERS", false))).toBe(true);
