@@ -17,6 +17,7 @@ import {
   ownCallProbes,
   probeFidelity,
   recordedProbes,
+  type ProbeScores,
   type ScoredProbe,
 } from "./fidelity-probes.js";
 import { EVAL_SPLITS, type DemoPlan, type EvalSplit } from "./layout.js";
@@ -81,10 +82,11 @@ export async function evaluateArm(
   const opts = { max: plan.fidelityCalls, concurrency: plan.concurrency };
   const recorded = await probeFidelity(policy, recordedProbes(data.envlessWithAnswers), opts);
   const ownProbes = ownCallProbes(data.eval.envless, envlessEpisodes);
-  const own = await probeFidelity(policy, ownProbes, opts);
+  const ownScores: ProbeScores = new Map();
+  const own = await probeFidelity(policy, ownProbes, opts, ownScores);
   const unseen = { ...opts, unseenOnly: true };
   const heldoutRecorded = await probeFidelity(policy, recordedProbes(data.eval.envless), unseen);
-  const ownUnseen = await probeFidelity(policy, ownProbes, unseen);
+  const ownUnseen = await probeFidelity(policy, ownProbes, unseen, ownScores);
   const rehearsedWorldSuccess = arm.rehearsedWorld
     ? (await runRehearsedWorld(policy, data.eval.envless, plan.concurrency)).success
     : null;

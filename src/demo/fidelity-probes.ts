@@ -140,11 +140,21 @@ export async function probeFidelity(
   policy: ChatModel,
   probes: readonly RehearsalProbe[],
   opts: FidelityOptions,
+  known: ProbeScores = new Map(),
 ): Promise<ScoredProbe[]> {
   const picked = selectProbes(probes, opts);
-  const scored = await scoreProbes(policy, picked, opts.concurrency);
-  return picked.map((p, i) => ({ tool: p.call.name, probe: p, ...scored[i]! }));
+  const fresh = picked.filter((p) => !known.has(p));
+  const scored = await scoreProbes(policy, fresh, opts.concurrency);
+  fresh.forEach((p, i) => known.set(p, scored[i]!));
+  return picked.map((p) => ({ tool: p.call.name, probe: p, ...known.get(p)! }));
 }
+
+/**
+ * Rehearsed scores by probe (the object), shared by `probeFidelity` calls whose selections overlap
+ * (all of the policy's own calls, then its unseen ones): decoding is greedy, so a probe rehearsed
+ * again would score the same, and each costs a model call.
+ */
+export type ProbeScores = Map<RehearsalProbe, { score: FidelityScore; rehearsed: unknown }>;
 
 /** Exact matches (`hits`) and probes (`n`) per tool: which calls a fidelity figure loses (sorted by tool). */
 export function fidelityByTool(scored: readonly ScoredProbe[]): Record<string, { hits: number; n: number }> {

@@ -8,6 +8,7 @@ import {
   fidelityByTool,
   probeFidelity,
   recordedProbes,
+  type ProbeScores,
   selectProbes,
   spreadAcrossDomains,
 } from "../../../src/demo/fidelity-probes.js";
@@ -97,5 +98,24 @@ describe("fidelity by tool", () => {
       if (tool !== "move_event") expect(t.hits).toBe(0);
     }
     expect(Object.keys(byTool)).toEqual(Object.keys(byTool).sort());
+  });
+
+  it("rehearses a probe once across calls that share their scores (all calls, then unseen ones)", async () => {
+    let calls = 0;
+    const counting: ChatModel = { name: "counting", chat: (r) => (calls++, movedOnly.chat(r)) };
+    const probes = [...recordedProbes(data.envlessWithAnswers), ...recordedProbes(data.eval.envless)];
+    const known: ProbeScores = new Map();
+    const all = await probeFidelity(counting, probes, { max: 300, concurrency: 4 }, known);
+    const unseenOpts = { max: 300, concurrency: 4, unseenOnly: true };
+    const unseen = await probeFidelity(counting, probes, unseenOpts, known);
+    const union = new Set([...all, ...unseen].map((x) => x.probe));
+    expect(unseen.some((x) => all.some((y) => y.probe === x.probe))).toBe(true);
+    expect(calls).toBe(union.size);
+    expect(unseen).toHaveLength(selectProbes(probes, unseenOpts).length);
+    // without shared scores, the overlap is rehearsed twice
+    calls = 0;
+    await probeFidelity(counting, probes, { max: 300, concurrency: 4 });
+    await probeFidelity(counting, probes, unseenOpts);
+    expect(calls).toBe(all.length + unseen.length);
   });
 });
