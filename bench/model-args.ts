@@ -1,7 +1,8 @@
 /**
  * Command-line options of the bench scripts (`benchArgs`) and of the diagnostics that measure a saved
- * demo model (`modelBenchArgs`: `bench:testtime-headroom`, `bench:rehearser-misses`): `--name value`
- * pairs and flags; bad input exits 2 with a message before any worker starts.
+ * demo model (`modelBenchArgs`: `bench:testtime-headroom`, `bench:rehearser-misses`,
+ * `bench:refusal-recall`): `--name value` pairs and flags; bad input exits 2 with a message before
+ * any worker starts.
  */
 import { existsSync } from "node:fs";
 

@@ -82,7 +82,7 @@ export function selectProbes(probes: readonly RehearsalProbe[], opts: FidelityOp
 }
 
 /** The probe of `call`, made in one of `messages`: the conversation before that message is its history. */
-function probeOf(
+export function probeOf(
   task: Task,
   messages: readonly Message[],
   call: ToolCall,

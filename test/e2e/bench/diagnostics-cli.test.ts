@@ -64,6 +64,38 @@ describe("bench:rehearser-misses", () => {
   });
 });
 
+describe("bench:refusal-recall", () => {
+  it("scores a saved model's refusals on a seed's forbidden and allowed writes (--json)", async () => {
+    const r = await bench("refusal-recall.ts", ["--model", model, "--seed", "2", "--max", "8", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      forbidden: number;
+      allowed: number;
+      recall: number;
+      false_refusals: number;
+      by_tool: Record<string, { forbidden: number; allowed: number }>;
+    };
+    expect(out.forbidden + out.allowed).toBe(8);
+    expect(out.forbidden).toBeGreaterThan(0);
+    expect(out.allowed).toBeGreaterThan(0);
+    for (const share of [out.recall, out.false_refusals]) {
+      expect(share).toBeGreaterThanOrEqual(0);
+      expect(share).toBeLessThanOrEqual(1);
+    }
+    const byTool = Object.values(out.by_tool);
+    expect(byTool.reduce((a, c) => a + c.forbidden + c.allowed, 0)).toBe(8);
+  });
+
+  it("exits 2 without a model and on --max 0", async () => {
+    const r = await bench("refusal-recall.ts", ["--seed", "2"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--model DIR is required");
+    const zero = await bench("refusal-recall.ts", ["--model", model, "--max", "0"]);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain("--max must be an integer ≥ 1");
+  });
+});
+
 describe("bench:testtime-headroom", () => {
   it("measures a saved model on two tasks, replaying its imagined refusals (--json)", async () => {
     const r = await bench("testtime-headroom.ts", [

@@ -109,6 +109,11 @@ export const DOC_COMMANDS: Record<string, DocCommandEntry> = {
     script: "bench:rehearser-misses",
     why: "needs a trained demo model (a demo run's checkpoint); test/e2e/bench/diagnostics-cli.test.ts runs it on a saved tiny model",
   },
+  "npm run -s bench:refusal-recall -- --model DIR --seed S --json": {
+    kind: "script",
+    script: "bench:refusal-recall",
+    why: "needs a trained demo model (a demo run's checkpoint); test/e2e/bench/diagnostics-cli.test.ts runs it on a saved tiny model",
+  },
   "npm run -s bench:sft-micro-batch -- --json": {
     kind: "test",
     test: "test/e2e/bench/sft-micro-batch-cli.test.ts",
