@@ -245,49 +245,29 @@ describe("test-time rehearsal on multi-turn (mock OpenAI server)", () => {
   });
 
   it("refuses rehearsal without a model or without multi-turn categories", async () => {
-    await expect(
+    /** A rehearsed run against a model that is never reached: every refusal comes first. */
+    const rehearsed = (extra: Record<string, unknown>) =>
       bfclBenchRunner().run({
         variant: "multi_turn_base",
-        policy: "gold",
+        endpoint: "http://127.0.0.1:1/v1",
+        model: "m",
         trials: 1,
         concurrency: 1,
         rehearsal: "parallel:2",
-      } as never),
-    ).rejects.toThrow(/--rehearsal needs a model/);
+        ...extra,
+      } as never);
+    await expect(rehearsed({ endpoint: undefined, model: undefined, policy: "gold" })).rejects.toThrow(
+      /--rehearsal needs a model/,
+    );
     // BFCL's tools do not say which change state: the commit guard needs them named
-    await expect(
-      bfclBenchRunner().run({
-        variant: "multi_turn_base",
-        endpoint: "http://127.0.0.1:1/v1",
-        model: "m",
-        trials: 1,
-        concurrency: 1,
-        rehearsal: "parallel:2",
-        guardTools: "writes",
-      } as never),
-    ).rejects.toThrow(/--guard-tools writes: BFCL's tools do not say which change state/);
+    await expect(rehearsed({ guardTools: "writes" })).rejects.toThrow(
+      /--guard-tools writes: BFCL's tools do not say which change state/,
+    );
     // a name no multi-turn backend has would guard nothing: refused before any model call
-    await expect(
-      bfclBenchRunner().run({
-        variant: "multi_turn_base",
-        endpoint: "http://127.0.0.1:1/v1",
-        model: "m",
-        trials: 1,
-        concurrency: 1,
-        rehearsal: "parallel:2",
-        guardTools: "rm,remove_file",
-      } as never),
-    ).rejects.toThrow(/--guard-tools: bfcl multi-turn has no tool "remove_file" \(its tools: .*\brm\b/);
-    await expect(
-      bfclBenchRunner().run({
-        variant: "simple_python",
-        endpoint: "http://127.0.0.1:1/v1",
-        model: "m",
-        trials: 1,
-        concurrency: 1,
-        rehearsal: "parallel:2",
-      } as never),
-    ).rejects.toThrow(/multi-turn categories/);
+    await expect(rehearsed({ guardTools: "rm,remove_file" })).rejects.toThrow(
+      /--guard-tools: bfcl multi-turn has no tool "remove_file" \(its tools: .*\brm\b/,
+    );
+    await expect(rehearsed({ variant: "simple_python" })).rejects.toThrow(/multi-turn categories/);
   });
 });
 
