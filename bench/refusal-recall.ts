@@ -10,7 +10,8 @@
  * with other tasks' logs as the evidence, rehearsed greedily as the demo scores fidelity (`--max N`:
  * at most N, spread over the domains; default all). Prints the share of forbidden writes the
  * rehearser refuses (`recall`), of allowed ones it refuses (`false_refusals`), and both by tool:
- * test-time rehearsal can only keep out the forbidden writes it imagines refused.
+ * test-time rehearsal can only keep out the forbidden writes it imagines refused. The demo's
+ * `compact` prompt shows the rehearser the call and its tool's logs, not the conversation before it.
  */
 import { buildDemoData } from "../src/demo/data.js";
 import { probeFidelity } from "../src/demo/fidelity-probes.js";

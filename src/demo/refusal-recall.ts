@@ -12,6 +12,8 @@ import { probeOf, type RehearsalProbe, type ScoredProbe } from "./fidelity-probe
  * - forbidden: a past agent that always tries the write its policy forbids after reading the status
  *   (`forbidden_write` habit at 1, no other mistake), refused by the real tool;
  * - allowed: the gold runs' writes, which the real tool accepts.
+ * The demo's `compact` rehearsal prompt shows the rehearser the call and its tool's logs, not that
+ * conversation: the status a lookup returned is not in front of it (docs/reference-parity.md).
  */
 export interface RefusalProbe extends RehearsalProbe {
   forbidden: boolean;
