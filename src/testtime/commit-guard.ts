@@ -3,6 +3,7 @@ import type { ChatModel, ChatRequest, ChatResult } from "../core/model.js";
 import { readActOutput } from "../rollout/act-output.js";
 import type { ToolCallRecord } from "../rollout/types.js";
 import { consensusPlan, isErrorResult, refusedCalls, toolCallKey } from "./consensus.js";
+import { countRehearsalCall } from "./metered-model.js";
 import type { RehearsalAttempt, RehearsalOptions, RehearsalStats } from "./types.js";
 
 /** What one rehearsal tells the committed run not to do, and what to say instead. */
@@ -42,6 +43,8 @@ export interface GuardedActorOptions {
   onHeld?: (calls: readonly ToolCall[]) => void;
   /** Called when the actor insisted and the rehearsal's reply was committed instead. */
   onFallback?: () => void;
+  /** Called with each ask again (a model call the guard added) and its result. */
+  onAsk?: (request: ChatRequest, result: ChatResult) => void;
   /** Times the actor is asked again after a held-back call (default 2). */
   maxAsks?: number;
 }
@@ -67,6 +70,7 @@ export function guardedActor(policy: ChatModel, o: GuardedActorOptions): ChatMod
       const counted = new Set<string>(); // a call the actor insists on is held once, not per ask
       for (let ask = 0; ; ask++) {
         const result = await policy.chat({ ...request, messages }, options);
+        if (ask > 0) o.onAsk?.({ ...request, messages }, result);
         const sample = result.samples[0];
         if (!sample || guard.refused.size === 0) return result;
         const act = readActOutput(sample, `held_${ask}`);
@@ -102,7 +106,7 @@ function imaginedRefusal(content: string, held: readonly ToolCall[], guard: Comm
 /**
  * The actor of a committed run under `options.guardTools` (the policy itself when none are
  * given), and where each rehearsal's attempts go to set its guard. Held-back calls and fallbacks
- * are counted in `stats`.
+ * are counted in `stats`, and the asks again in its calls and tokens: they are rehearsal's cost.
  */
 export function committedActor(
   policy: ChatModel,
@@ -116,6 +120,7 @@ export function committedActor(
     current: () => guard,
     onHeld: (calls) => (stats.heldCalls += calls.length),
     onFallback: () => stats.guardFallbacks++,
+    onAsk: (request, result) => countRehearsalCall(stats, request, result, "guard"),
   });
   return { actor, observe: (attempts) => (guard = commitGuard(attempts, tools)) };
 }

@@ -27,6 +27,25 @@ function completionTokens(result: ChatResult): number {
 }
 
 /**
+ * Counts one model call made for rehearsal's sake into `stats` (its kind and its prompt and
+ * completion tokens); returns the completion tokens.
+ */
+export function countRehearsalCall(
+  stats: RehearsalStats,
+  request: ChatRequest,
+  result: ChatResult,
+  kind: keyof RehearsalStats["calls"],
+): number {
+  const completion = completionTokens(result);
+  const prompt = promptTokenCount(result, request.messages);
+  stats.tokens.prompt += prompt;
+  stats.tokens.completion += completion;
+  stats.tokens.total += prompt + completion;
+  stats.calls[kind]++;
+  return completion;
+}
+
+/**
  * The policy as rehearsal sees it: every call is counted into `stats` (act, rehearse or summary
  * calls and their tokens), a call is refused with REHEARSAL_BUDGET_EXHAUSTED once the attempt's
  * or the whole budget is spent, and `maxTokens` is clamped to what the attempt has left.
@@ -53,14 +72,12 @@ export function meteredModel(
       }
       const maxTokens = Math.min(request.maxTokens ?? limits.defaultMaxTokens, left);
       const result = await policy.chat({ ...request, maxTokens }, options);
-      const completion = completionTokens(result);
-      const prompt = promptTokenCount(result, request.messages);
-      generated += completion;
-      stats.tokens.prompt += prompt;
-      stats.tokens.completion += completion;
-      stats.tokens.total += prompt + completion;
-      const which = kind ?? (isRehearsalRequest(request.messages) ? "rehearse" : "act");
-      stats.calls[which]++;
+      generated += countRehearsalCall(
+        stats,
+        request,
+        result,
+        kind ?? (isRehearsalRequest(request.messages) ? "rehearse" : "act"),
+      );
       return result;
     },
   };

@@ -103,8 +103,11 @@ export interface RehearsalStats {
   /** Rehearsals skipped because the token budget was spent. */
   skipped: number;
   attempts: number;
-  /** Model calls made while rehearsing, by kind. */
-  calls: { act: number; rehearse: number; summary: number };
+  /**
+   * Model calls made for rehearsal, by kind: `guard` counts the committed run's asks again after a
+   * held-back call (`guardTools`), which the committed run would not make without the rehearsal.
+   */
+  calls: { act: number; rehearse: number; summary: number; guard: number };
   tokens: { prompt: number; completion: number; total: number };
   attemptEnds: Partial<Record<AttemptEnd, number>>;
   /** Summaries that failed or came back empty and were replaced by the digest. */
@@ -130,7 +133,7 @@ export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
     phases: 0,
     skipped: 0,
     attempts: 0,
-    calls: { act: 0, rehearse: 0, summary: 0 },
+    calls: { act: 0, rehearse: 0, summary: 0, guard: 0 },
     tokens: { prompt: 0, completion: 0, total: 0 },
     attemptEnds: {},
     summaryFallbacks: 0,
@@ -150,6 +153,7 @@ export function addRehearsalStats(a: RehearsalStats, b: RehearsalStats): Rehears
   a.calls.act += b.calls.act;
   a.calls.rehearse += b.calls.rehearse;
   a.calls.summary += b.calls.summary;
+  a.calls.guard += b.calls.guard;
   a.tokens.prompt += b.tokens.prompt;
   a.tokens.completion += b.tokens.completion;
   a.tokens.total += b.tokens.total;
@@ -162,6 +166,12 @@ export function addRehearsalStats(a: RehearsalStats, b: RehearsalStats): Rehears
   a.heldCalls += b.heldCalls;
   a.guardFallbacks += b.guardFallbacks;
   return a;
+}
+
+/** All model calls made for rehearsal, of every kind. */
+export function rehearsalCallCount(stats: RehearsalStats): number {
+  const c = stats.calls;
+  return c.act + c.rehearse + c.summary + c.guard;
 }
 
 /** A bench summary's `rehearsal` field (snake_case, as `--json` prints it). */

@@ -19,7 +19,12 @@ import {
 } from "../../testtime/eval-flags.js";
 import { openEvalModel } from "../../testtime/eval-model.js";
 import { guardTau2, RehearsingTau2Agent } from "./rehearsal-agent.js";
-import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "../../testtime/types.js";
+import {
+  addRehearsalStats,
+  emptyRehearsalStats,
+  rehearsalCallCount,
+  rehearsalReport,
+} from "../../testtime/types.js";
 
 /**
  * Imagined user replies per attempt on dual-control domains (telecom) unless
@@ -102,6 +107,7 @@ export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoade
             real_calls: 0,
             rehearsal_tokens: 0,
             rehearsal_calls: 0,
+            held_calls: 0,
             real_calls_during_rehearsal: 0,
             user_tool_calls: 0,
             imagined_user_calls: 0,
@@ -111,7 +117,8 @@ export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoade
           ...r,
           real_calls: s.phase.committedCalls,
           rehearsal_tokens: s.stats.tokens.total,
-          rehearsal_calls: s.stats.calls.act + s.stats.calls.rehearse + s.stats.calls.summary,
+          rehearsal_calls: rehearsalCallCount(s.stats),
+          held_calls: s.stats.heldCalls,
           real_calls_during_rehearsal: s.phase.realCalls,
           user_calls_during_rehearsal: s.phase.userCalls,
           user_tool_calls: s.phase.committedUserCalls,

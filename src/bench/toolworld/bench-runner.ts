@@ -15,6 +15,7 @@ import {
   type RehearsalEvalFlags,
 } from "../../testtime/eval-flags.js";
 import { runEpisodeWithRehearsal, type RehearsalEpisodeResult } from "../../testtime/episode.js";
+import { rehearsalCallCount } from "../../testtime/types.js";
 import {
   addRehearsalStats,
   emptyRehearsalStats,
@@ -39,6 +40,8 @@ export interface ToolworldTrialResult {
   real_calls: number;
   rehearsal_tokens: number;
   rehearsal_calls: number;
+  /** Calls the commit guard held back in this trial (`--guard-tools`). */
+  held_calls: number;
   real_calls_during_rehearsal: number;
   error?: string;
 }
@@ -81,7 +84,8 @@ function toResult(ep: RehearsalEpisodeResult, trial: number): ToolworldTrialResu
     end_reason: ep.endReason,
     real_calls: ep.envCalls,
     rehearsal_tokens: ep.rehearsal.tokens.total,
-    rehearsal_calls: ep.rehearsal.calls.act + ep.rehearsal.calls.rehearse + ep.rehearsal.calls.summary,
+    rehearsal_calls: rehearsalCallCount(ep.rehearsal),
+    held_calls: ep.rehearsal.heldCalls,
     real_calls_during_rehearsal: ep.rehearsal.realCallsDuringRehearsal,
   };
   if (ep.error) r.error = ep.error;

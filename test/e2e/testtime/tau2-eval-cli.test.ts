@@ -98,10 +98,18 @@ describe("envace eval --bench tau2:mock --rehearsal (mock agent and user endpoin
         );
         const s = JSON.parse(stdout) as {
           results: Array<Record<string, unknown>>;
-          rehearsal: { held_calls: number; real_calls_during_rehearsal: number };
+          rehearsal: { held_calls: number; real_calls_during_rehearsal: number; calls: { guard: number } };
         };
-        expect(s.results[0]).toMatchObject({ task_id: "create_task_1", reward: 0, real_calls: 0 });
+        expect(s.results[0]).toMatchObject({
+          task_id: "create_task_1",
+          reward: 0,
+          real_calls: 0,
+          held_calls: 1,
+        });
         expect(s.rehearsal).toMatchObject({ held_calls: 1, real_calls_during_rehearsal: 0 });
+        // the one ask again is rehearsal's cost, in the trial's and the summary's calls
+        expect(s.rehearsal.calls.guard).toBe(1);
+        expect(s.results[0]?.rehearsal_calls).toBe(2 * 2 + 2 + 1);
         // the committed actor was asked again after the refusal its rehearsal imagined
         const asked = agent.requests.map((r) => r.body).filter(isCommitted);
         const last = asked.map((b) => b.messages[b.messages.length - 1]);

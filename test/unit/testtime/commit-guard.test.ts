@@ -2,9 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { ChatRequest } from "../../../src/core/model.js";
 import { TaskZ, type Task } from "../../../src/core/task.js";
 import type { ToolCallRecord } from "../../../src/rollout/types.js";
-import { commitGuard, guardedActor } from "../../../src/testtime/commit-guard.js";
+import { promptTokenCount } from "../../../src/rollout/rows.js";
+import { commitGuard, committedActor, guardedActor } from "../../../src/testtime/commit-guard.js";
 import { rehearseThenCommit, runEpisodeWithRehearsal } from "../../../src/testtime/index.js";
-import type { RehearsalAttempt, RehearsalOptions } from "../../../src/testtime/types.js";
+import {
+  emptyRehearsalStats,
+  rehearsalCallCount,
+  type RehearsalAttempt,
+  type RehearsalOptions,
+} from "../../../src/testtime/types.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 import { call, isCommitted, OrderEnv, result, TOOLS } from "./fixtures.js";
 
@@ -83,11 +89,13 @@ describe("guardedActor", () => {
       new ScriptedPolicy({ act: [call("cancel_order", { order_id: "A1" })], repeatLast: true });
     let fallbacks = 0;
     let held = 0;
+    const asks: ChatRequest[] = [];
     const p = insist();
     const out = await guardedActor(p, {
       current: guard,
       onFallback: () => fallbacks++,
       onHeld: (cs) => (held += cs.length),
+      onAsk: (request) => asks.push(request),
     }).chat({
       messages: [{ role: "user", content: "Cancel A1." }],
     });
@@ -95,6 +103,8 @@ describe("guardedActor", () => {
     expect(fallbacks).toBe(1);
     expect(p.calls).toHaveLength(3); // the first output and two asks again
     expect(held).toBe(1); // one call held, however often the actor insisted
+    // the asks again, not the first output (which the committed run makes anyway), are reported
+    expect(asks.map((r) => r.messages)).toEqual(p.calls.slice(1).map((c) => c.request.messages));
     const noReply = commitGuard([attempt(0, [cancelNo()])], new Set(["cancel_order"]));
     const through = await guardedActor(insist(), { current: () => noReply }).chat({
       messages: [{ role: "user", content: "Cancel A1." }],
@@ -138,6 +148,34 @@ const rehearsal = (guardTools?: string[]): RehearsalOptions => ({
   ...(guardTools ? { guardTools } : {}),
 });
 
+describe("committedActor", () => {
+  it("counts the guard's asks again as rehearsal calls and tokens, and only them", async () => {
+    const stats = emptyRehearsalStats(rehearsal(["cancel_order"]));
+    const p = policy();
+    const { actor, observe } = committedActor(p, rehearsal(["cancel_order"]), stats);
+    observe([attempt(0, [lookup(), cancelNo()], "It has shipped.")]);
+    const out = await actor.chat({ messages: [{ role: "user", content: "Cancel A1." }] });
+    expect(out.samples[0]?.text).toBe("Sorry, A1 cannot be cancelled.");
+    expect(p.calls).toHaveLength(2);
+    const ask = p.calls[1]!;
+    const res = await p.chat(ask.request); // the scripted answer is a function of the request
+    const completion = res.samples[0]!.tokenIds!.length;
+    const prompt = promptTokenCount(res, ask.request.messages);
+    expect(prompt).toBeGreaterThan(0);
+    expect(stats.calls).toEqual({ act: 0, rehearse: 0, summary: 0, guard: 1 });
+    expect(stats.tokens).toEqual({ prompt, completion, total: prompt + completion });
+    expect(rehearsalCallCount(stats)).toBe(1);
+  });
+
+  it("counts nothing when no call is held", async () => {
+    const stats = emptyRehearsalStats(rehearsal(["cancel_order"]));
+    const { actor } = committedActor(policy(), rehearsal(["cancel_order"]), stats);
+    await actor.chat({ messages: [{ role: "user", content: "Cancel A1." }] });
+    expect(stats.calls.guard).toBe(0);
+    expect(stats.tokens.total).toBe(0);
+  });
+});
+
 describe("the commit guard in a rehearsed episode", () => {
   it("keeps a write the rehearsal saw refused from the real environment", async () => {
     const env = new OrderEnv();
@@ -152,6 +190,7 @@ describe("the commit guard in a rehearsed episode", () => {
     expect(ep.success).toBe(true);
     expect(ep.replies).toEqual(["Sorry, A1 cannot be cancelled."]);
     expect(ep.rehearsal.heldCalls).toBe(1);
+    expect(ep.rehearsal.calls.guard).toBe(1);
     // the actor was asked again with the refusal the rehearsal imagined, not a real one
     const asked = p
       .callsFor("act")

@@ -36,9 +36,17 @@ describe("toolworld bench", () => {
     expect(rehearsed.rehearsal.tokens.total).toBeGreaterThan(0);
     const results = rehearsed.results as Array<{
       rehearsal_tokens: number;
+      rehearsal_calls: number;
+      held_calls: number;
       real_calls_during_rehearsal: number;
     }>;
     expect(results.every((r) => r.rehearsal_tokens > 0 && r.real_calls_during_rehearsal === 0)).toBe(true);
+    // the trials' figures add up to the summary's
+    const sum = (f: (r: (typeof results)[number]) => number) => results.reduce((n, r) => n + f(r), 0);
+    expect(sum((r) => r.rehearsal_tokens)).toBe(rehearsed.rehearsal.tokens.total);
+    const c = rehearsed.rehearsal.calls;
+    expect(sum((r) => r.rehearsal_calls)).toBe(c.act + c.rehearse + c.summary + c.guard);
+    expect(sum((r) => r.held_calls)).toBe(rehearsed.rehearsal.held_calls);
   });
 
   it("--guard-tools: names the domain has are taken, writes too; an unknown name is refused", async () => {
