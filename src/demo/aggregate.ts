@@ -82,8 +82,12 @@ export function armResult(runs: readonly ArmRun[]): ArmResult {
     fidelity: { recorded: fid("recorded"), own_calls: fid("own_calls") },
     fidelity_unseen: unseen,
     fidelity_unseen_by_tool: byToolOverSeeds(runs.map((r) => r.evaluation.fidelityUnseenByTool)),
+    // a seed with no task in a set has no success there (null), not 0
     success_per_seed: Object.fromEntries(
-      EVAL_SPLITS.map((s) => [s, runs.map((r) => avg(r.evaluation.success[s]))]),
+      EVAL_SPLITS.map((s) => [
+        s,
+        runs.map((r) => (r.evaluation.success[s].length > 0 ? avg(r.evaluation.success[s]) : null)),
+      ]),
     ) as ArmResult["success_per_seed"],
     success_ci: Object.fromEntries(
       EVAL_SPLITS.map((s) => [s, interval(success[s])]),

@@ -35,7 +35,7 @@ export function resultsMarkdown(r: DemoResults): string {
     );
     for (const a of perSeed) {
       lines.push(
-        `| ${a.name} | ${a.success_per_seed!.envless.map((x) => (100 * x).toFixed(1)).join(" | ")} |`,
+        `| ${a.name} | ${a.success_per_seed!.envless.map((x) => (x === null ? "–" : (100 * x).toFixed(1))).join(" | ")} |`,
       );
     }
   }

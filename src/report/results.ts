@@ -40,12 +40,15 @@ export const ArmResultZ = z.object({
    * rehearser gets wrong, and so where a rehearsed world departs from the real one.
    */
   fidelity_unseen_by_tool: z.record(z.string(), z.object({ exact: z.number(), n: z.number() })).optional(),
-  /** Each seed's success per evaluation set (its tasks' mean), in seed order (seed, seed + 1, …). */
+  /**
+   * Each seed's success per evaluation set (its tasks' mean; null where the seed had no task in
+   * the set), in seed order (seed, seed + 1, …).
+   */
   success_per_seed: z
     .object({
-      env_domain: z.array(z.number()),
-      envless: z.array(z.number()),
-      heldout_domain: z.array(z.number()),
+      env_domain: z.array(z.number().nullable()),
+      envless: z.array(z.number().nullable()),
+      heldout_domain: z.array(z.number().nullable()),
     })
     .optional(),
   /** 95% interval [low, high] of success per evaluation set (over tasks; over seeds with --seeds > 1). */

@@ -278,8 +278,12 @@ describe("demo arms and aggregation", () => {
         minutes: 1,
       },
     ]);
-    // each seed's own mean, in seed order (the pooled figure is their mean)
-    expect(r.success_per_seed).toEqual({ env_domain: [1, 0.5], envless: [0, 0.75], heldout_domain: [1, 0] });
+    // each seed's own mean, in seed order (the pooled figure is their mean); no task: null, not 0
+    expect(r.success_per_seed).toEqual({
+      env_domain: [1, 0.5],
+      envless: [0, 0.75],
+      heldout_domain: [1, null],
+    });
     expect(r.heldout_first_call).toEqual({ domain_tool: 0.75, right_tool: 0.5, exact: 0.25 });
     expect(r.train_env_calls).toBe(15);
     expect(r.rehearsed_world_success).toBeNull();

@@ -144,12 +144,19 @@ describe("report", () => {
 
   it("tables env-less success per seed when there are several, and not for one", () => {
     const { results } = makeDemoRunDir();
-    const perSeed = (envless: number[]) => ({ env_domain: [0.5, 0.5], envless, heldout_domain: [0, 0] });
-    const arms = results.arms.map((a, i) => ({ ...a, success_per_seed: perSeed([0.5 + i / 10, 0.632]) }));
+    const perSeed = (envless: (number | null)[]) => ({
+      env_domain: [0.5, 0.5],
+      envless,
+      heldout_domain: [0, 0],
+    });
+    const arms = results.arms.map((a, i) => ({
+      ...a,
+      success_per_seed: perSeed([0.5 + i / 10, i === 1 ? null : 0.632]),
+    }));
     const md = resultsMarkdown({ ...results, seed: 3, seeds: 2, arms });
     expect(md).toContain("| arm | seed 3 | seed 4 |");
     expect(md).toContain(`| ${arms[0]!.name} | 50.0 | 63.2 |`);
-    expect(md).toContain(`| ${arms[1]!.name} | 60.0 | 63.2 |`);
+    expect(md).toContain(`| ${arms[1]!.name} | 60.0 | – |`); // a seed without tasks in the set
     expect(resultsMarkdown({ ...results, seed: 3, seeds: 1, arms })).not.toContain("success per seed");
   });
 
