@@ -16,6 +16,8 @@ export const HealthResponseSchema = z.looseObject({
   parallel: z.enum(["none", "ddp", "fsdp"]).optional(),
   /** True when only LoRA adapters train. */
   lora: z.boolean().optional(),
+  /** Padded tokens per training micro-batch (`--micro-batch-tokens`). */
+  micro_batch_tokens: z.number().int().optional(),
   /** Sampling/training counters (e.g. `max_batch_requests` > 1 shows dynamic batching at work). */
   metrics: z.record(z.string(), z.number()).optional(),
 });

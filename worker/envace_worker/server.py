@@ -2,7 +2,8 @@
 `{"error": {"code", "message", "type"}}` with a 4xx status (5xx only for bugs). A rejected request
 changes nothing (weights, gradients, optimizer state, step).
 
-GET  /health -> {status: "ok", model, step, world_size, parallel (none/ddp/fsdp), lora, metrics: {sample_batches,
+GET  /health -> {status: "ok", model, step, world_size, parallel (none/ddp/fsdp), lora, micro_batch_tokens
+     (padded tokens per training micro-batch, --micro-batch-tokens), metrics: {sample_batches,
      sample_requests, sample_rows, last_batch_requests, max_batch_requests, max_batch_rows,
      completion_tokens, train_calls, joined_running, decode_steps, prefill_tokens, prefix_hit_tokens,
      active_rows}}
@@ -318,9 +319,11 @@ def create_app(worker: Worker, token: str, max_body_bytes: int = 64 << 20, bind_
 
     @app.get("/health")
     async def health():
-        return {"status": "ok", "model": worker.host.name, "step": worker.commands.trainer.step,
-                "world_size": worker.world, "parallel": worker.commands.trainer.policy.mode,
-                "lora": worker.host.lora, "metrics": dict(worker.thread.metrics)}
+        trainer = worker.commands.trainer
+        return {"status": "ok", "model": worker.host.name, "step": trainer.step,
+                "world_size": worker.world, "parallel": trainer.policy.mode,
+                "lora": worker.host.lora, "micro_batch_tokens": trainer.micro_batch_tokens,
+                "metrics": dict(worker.thread.metrics)}
 
     @app.get("/v1/models")
     async def models():

@@ -16,9 +16,9 @@ from envace_worker.trainer import Trainer
 def make_client(make_host):
     made = []
 
-    def make(window_ms=10.0, max_body=1 << 20, **kw):
+    def make(window_ms=10.0, max_body=1 << 20, micro_batch_tokens=None, **kw):
         host = make_host(**kw)
-        tr = Trainer(host)
+        tr = Trainer(host) if micro_batch_tokens is None else Trainer(host, micro_batch_tokens=micro_batch_tokens)
         w = Worker(host, Commands(tr, 0, 1), lambda run: ModelThread(run, window_ms / 1000.0, 64))
         made.append(w)
         return http_client(w, max_body), w
@@ -70,10 +70,13 @@ def test_sampling_logprobs_match_a_teacher_forced_pass(make_client):
 
 
 def test_models_health_and_stop_strings(make_client):
-    client, _ = make_client()
+    client, w = make_client()
     assert client.get("/v1/models").json()["data"][0]["object"] == "model"
     h = client.get("/health").json()
     assert h["status"] == "ok" and h["step"] == 0 and h["world_size"] == 1
+    assert h["micro_batch_tokens"] == Trainer(w.host).micro_batch_tokens   # the trainer's default
+    other, _ = make_client(micro_batch_tokens=512)
+    assert other.get("/health").json()["micro_batch_tokens"] == 512
     r = client.post("/v1/chat/completions", json=dict(messages=MSGS, temperature=0, max_tokens=12,
                                                       return_token_ids=True)).json()
     text = r["choices"][0]["message"]["content"]
