@@ -1,4 +1,4 @@
-import type { Example, Task } from "../core/task.js";
+import type { Task } from "../core/task.js";
 import {
   generateTasks,
   TOOLWORLD_DOMAINS,
@@ -7,7 +7,7 @@ import {
 } from "../envs/toolworld/index.js";
 import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
 import { toolIndex } from "./policy-view.js";
-import { callKey } from "./worlds.js";
+import { callKey, lentCalls } from "./worlds.js";
 import { stratifiedPick } from "./stratify.js";
 import {
   ENV_DOMAIN,
@@ -160,15 +160,7 @@ export function borrowExamples(tasks: readonly Task[], pool: readonly Task[]): T
     const own = new Set(task.examples.map(callKey));
     const world = (t: Task) => (t.env && "seed" in t.env ? t.env.seed : undefined);
     const lenders = pool.filter((o) => o.id !== task.id && world(o) === world(task)).slice(0, LENT_TASKS);
-    const seen = new Set<string>();
-    const examples: Example[] = [];
-    for (const e of lenders.flatMap((o) => o.examples)) {
-      const key = callKey(e);
-      if (own.has(key) || seen.has(key)) continue;
-      seen.add(key);
-      examples.push(e);
-    }
-    return { ...task, examples };
+    return { ...task, examples: lentCalls(lenders, own) };
   });
 }
 

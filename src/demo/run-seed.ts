@@ -75,7 +75,7 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
   onEvent({ kind: "sft", seed, progress: { phase: "save" }, cached: sft.cached });
 
   const arms = await mapConcurrent(ctx.specs, Math.max(1, plan.armJobs ?? 1), (spec) =>
-    runArm(spec, seed, data, sft, ctx),
+    trainAndEvaluateArm(spec, seed, data, sft, ctx),
   );
   const gate = arms.find((a) => a.gate)?.gate;
   return {
@@ -86,7 +86,7 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
 }
 
 /** One arm of a seed: trained from the SFT checkpoint, evaluated, and (sft, envace) its test-time rows. */
-async function runArm(
+async function trainAndEvaluateArm(
   spec: ArmSpec,
   seed: number,
   data: DemoData,

@@ -15,7 +15,7 @@ import { withToolIndex } from "./policy-view.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { withLoggedNote } from "./rehearsal-notes.js";
 import { LENT_TASKS } from "./data.js";
-import { callKey, tasksByWorld, worldKey, worldmates } from "./worlds.js";
+import { callKey, lentCalls, tasksByWorld, worldKey, worldmates } from "./worlds.js";
 import { canonicalJson } from "../core/canonical-json.js";
 import type { ToolCall } from "../core/messages.js";
 import { aliasMap, renameNames } from "./tool-aliases.js";
@@ -251,18 +251,10 @@ function lentExamples(
   rand: () => number,
 ): Example[] {
   const others = worldmates(byWorld, task);
-  const seen = new Set<string>();
-  const out: Example[] = [];
-  for (let i = 0; i < LENT_TASKS && others.length > 0; i++) {
-    const lender = others[Math.floor(rand() * others.length)]!;
-    for (const e of lender.examples) {
-      const key = callKey(e);
-      if (own.has(key) || seen.has(key)) continue;
-      seen.add(key);
-      out.push(e);
-    }
-  }
-  return out;
+  const lenders: Task[] = [];
+  for (let i = 0; i < LENT_TASKS && others.length > 0; i++)
+    lenders.push(others[Math.floor(rand() * others.length)]!);
+  return lentCalls(lenders, own);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { ChatModel } from "../core/model.js";
 import { startWorker } from "../engines/worker-supervisor.js";
 import { runSft, type SftExample, type SftOptions } from "../train/sft.js";
 import { heldBackTasks, type DemoData } from "./data.js";
@@ -135,10 +136,14 @@ export async function sftCheckpoint(
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     const dir = resolve(cacheRoot, attempt === 0 ? `sft-${key}` : `sft-${key}-a${attempt}`);
     const progress = (p: SftProgress) => onProgress({ ...p, attempt });
+    const examples = [...sft.act, ...sft.rehearse];
+    // a fresh checkpoint is checked by the worker that trained it, a cached one by a worker of its own
     const trained = existsSync(join(dir, "config.json"))
-      ? { cached: true, minutes: 0, lossByStep: [] }
-      : await trainSft(dir, data, plan, [...sft.act, ...sft.rehearse], attemptSeed(seed, attempt), progress);
-    const check = await copyCheck(dir, probes, plan.concurrency);
+      ? { cached: true, minutes: 0, lossByStep: [], check: await copyCheck(dir, probes, plan.concurrency) }
+      : await trainSft(dir, data, plan, examples, attemptSeed(seed, attempt), progress, (model) =>
+          copyCheck(dir, probes, plan.concurrency, model),
+        );
+    const { check } = trained;
     progress({ phase: "check", check });
     attempts.push({ ...trained, dir, check });
     if (check.passed) break;
@@ -161,7 +166,10 @@ function attemptSeed(seed: number, attempt: number): number {
   return attempt === 0 ? seed : seed + 7919 * attempt;
 }
 
-/** One SFT run from a fresh tiny model into `dir`. */
+/**
+ * One SFT run from a fresh tiny model into `dir`, then `check` of the saved checkpoint by the same
+ * worker (its weights are the checkpoint's: no second worker has to start).
+ */
 async function trainSft(
   dir: string,
   data: DemoData,
@@ -169,7 +177,8 @@ async function trainSft(
   examples: SftExample[],
   seed: number,
   onProgress: (p: SftProgress) => void,
-): Promise<{ cached: false; minutes: number; lossByStep: number[] }> {
+  check: (model: ChatModel) => Promise<CopyCheckScore>,
+): Promise<{ cached: false; minutes: number; lossByStep: number[]; check: CopyCheckScore }> {
   const t0 = Date.now();
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
@@ -187,7 +196,13 @@ async function trainSft(
     rmSync(dir, { recursive: true, force: true });
     renameSync(join(tmp, "model"), dir);
     rmSync(tmp, { recursive: true, force: true });
-    return { cached: false, minutes: (Date.now() - t0) / 60000, lossByStep: res.lossByStep };
+    const minutes = (Date.now() - t0) / 60000;
+    return {
+      cached: false,
+      minutes,
+      lossByStep: res.lossByStep,
+      check: await check(worker.client.chatModel()),
+    };
   } finally {
     await worker.stop();
   }
@@ -241,22 +256,27 @@ const CHECK_FILE = "copy-check.json";
 
 /**
  * The far-copy check of the checkpoint in `dir`, kept beside it: a cached checkpoint is checked once
- * per set of probes (their digest), not at every run.
+ * per set of probes (their digest), not at every run. `model` serves the checkpoint's weights when
+ * a worker holds them already; otherwise one is started on `dir`.
  */
 async function copyCheck(
   dir: string,
   probes: readonly CopyProbe[],
   concurrency: number,
+  model?: ChatModel,
 ): Promise<CopyCheckScore> {
   const digest = createHash("sha256").update(JSON.stringify(probes)).digest("hex").slice(0, 16);
   const file = join(dir, CHECK_FILE);
   const kept = readKeptCheck(file);
   if (kept?.probes === digest && kept.score) return kept.score;
-  const worker = await startWorker({ model: dir, port: 0 });
-  try {
-    const score = await runCopyCheck(worker.client.chatModel(), probes, concurrency);
+  const keep = (score: CopyCheckScore) => {
     writeFileSync(file, JSON.stringify({ probes: digest, score }, null, 2) + "\n");
     return score;
+  };
+  if (model) return keep(await runCopyCheck(model, probes, concurrency));
+  const worker = await startWorker({ model: dir, port: 0 });
+  try {
+    return keep(await runCopyCheck(worker.client.chatModel(), probes, concurrency));
   } finally {
     await worker.stop();
   }

@@ -28,3 +28,19 @@ export function tasksByWorld(tasks: readonly Task[]): Map<string, Task[]> {
 export function worldmates(byWorld: ReadonlyMap<string, readonly Task[]>, task: Task): Task[] {
   return (byWorld.get(worldKey(task) ?? "") ?? []).filter((t) => t.id !== task.id);
 }
+
+/**
+ * The logged calls of `lenders`, in their order, each call once and none of the calls in `own`:
+ * the evidence a task is lent from other tasks of its world (at evaluation and in SFT alike).
+ */
+export function lentCalls(lenders: readonly Task[], own: ReadonlySet<string>): Example[] {
+  const seen = new Set<string>();
+  const out: Example[] = [];
+  for (const e of lenders.flatMap((o) => o.examples)) {
+    const key = callKey(e);
+    if (own.has(key) || seen.has(key)) continue;
+    seen.add(key);
+    out.push(e);
+  }
+  return out;
+}
