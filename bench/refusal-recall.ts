@@ -1,7 +1,7 @@
 /**
  * Diagnostic: does a demo model's rehearser know when a write is refused (issue 11)?
  *
- *   npm run bench:refusal-recall -- --model DIR [--seed 0] [--max N] [--json]
+ *   npm run bench:refusal-recall -- --model DIR [--seed 0] [--max N] [--rehearsal-prompt P] [--json]
  *
  * DIR is a saved demo model (an arm's `runs/<run>/arms/<arm>/checkpoints/step-N/model` or an SFT
  * checkpoint under `runs/cache`). The probes are the writes of the seed's env-less evaluation tasks
@@ -11,7 +11,9 @@
  * at most N, spread over the domains; default all). Prints the share of forbidden writes the
  * rehearser refuses (`recall`), of allowed ones it refuses (`false_refusals`), and both by tool:
  * test-time rehearsal can only keep out the forbidden writes it imagines refused. The demo's
- * `compact` prompt shows the rehearser the call and its tool's logs, not the conversation before it.
+ * `compact` prompt shows the rehearser the call and its tool's logs, not the conversation before it;
+ * `--rehearsal-prompt compact-related` (a model trained with that experiment) adds the earlier calls
+ * on the same values, as `DemoExperiments.rehearsalPrompt` does.
  */
 import { buildDemoData } from "../src/demo/data.js";
 import { probeFidelity } from "../src/demo/fidelity-probes.js";
@@ -21,17 +23,22 @@ import { refusalProbes, refusalReport } from "../src/demo/refusal-recall.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
 import { modelBenchArgs } from "./model-args.js";
 
-const { int, model, seed, json } = modelBenchArgs(process.argv.slice(2));
+const { int, opt, fail, model, seed, json } = modelBenchArgs(process.argv.slice(2));
 const max = int("max", Number.MAX_SAFE_INTEGER, 1);
+const prompt = opt("rehearsal-prompt") ?? "compact";
+const variant =
+  prompt === "compact" || prompt === "compact-related"
+    ? prompt
+    : fail(`--rehearsal-prompt must be compact or compact-related (the demo's prompts), got "${prompt}"`);
 
 const probes = refusalProbes(buildDemoData(FULL_PLAN, seed).eval.envless);
 const worker = await startWorker({ model, port: 0 });
 try {
   const started = Date.now();
   const policy = withCompactTools(worker.client.chatModel());
-  const scored = await probeFidelity(policy, probes, { max, concurrency: FULL_PLAN.concurrency });
+  const scored = await probeFidelity(policy, probes, { max, concurrency: FULL_PLAN.concurrency, variant });
   const report = refusalReport(scored);
-  const out = { model, seed, minutes: (Date.now() - started) / 60000, ...report };
+  const out = { model, seed, rehearsal_prompt: variant, minutes: (Date.now() - started) / 60000, ...report };
   if (json) process.stdout.write(`${JSON.stringify(out)}\n`);
   else {
     const pct = (x: number) => `${(100 * x).toFixed(1)}%`;

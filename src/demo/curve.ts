@@ -27,7 +27,7 @@ export function curveEvaluator(
   policy: ChatModel,
   tasks: readonly Task[],
   arm: ArmSpec,
-  opts: { concurrency: number; file: string },
+  opts: { concurrency: number; file: string; variant?: "compact" | "compact-related" },
 ): Evaluator & { points: CurvePoint[] } {
   mkdirSync(dirname(opts.file), { recursive: true });
   const points: CurvePoint[] = [];
@@ -37,7 +37,9 @@ export function curveEvaluator(
       const real = await runEvalEpisodes(policy, tasks, { concurrency: opts.concurrency });
       const point: CurvePoint = { step, real: rate(real.success) };
       if (arm.rehearsedWorld) {
-        point.rehearsed = rate((await runRehearsedWorld(policy, tasks, opts.concurrency)).success);
+        point.rehearsed = rate(
+          (await runRehearsedWorld(policy, tasks, opts.concurrency, opts.variant)).success,
+        );
       }
       points.push(point);
       appendFileSync(opts.file, JSON.stringify(point) + "\n");

@@ -20,7 +20,7 @@ import {
   type ProbeScores,
   type ScoredProbe,
 } from "./fidelity-probes.js";
-import { EVAL_SPLITS, type DemoPlan, type EvalSplit } from "./layout.js";
+import { EVAL_SPLITS, demoRehearsalPrompt, type DemoPlan, type EvalSplit } from "./layout.js";
 
 type Fidelity = NonNullable<ArmResult["fidelity"]>["recorded"];
 
@@ -79,7 +79,8 @@ export async function evaluateArm(
     }
     if (split === "heldout_domain") heldoutFirstCall = firstCallTransfer(out.episodes, tasks);
   }
-  const opts = { max: plan.fidelityCalls, concurrency: plan.concurrency };
+  const variant = demoRehearsalPrompt(plan);
+  const opts = { max: plan.fidelityCalls, concurrency: plan.concurrency, variant };
   const recorded = await probeFidelity(policy, recordedProbes(data.envlessWithAnswers), opts);
   const ownProbes = ownCallProbes(data.eval.envless, envlessEpisodes);
   const ownScores: ProbeScores = new Map();
@@ -88,7 +89,7 @@ export async function evaluateArm(
   const heldoutRecorded = await probeFidelity(policy, recordedProbes(data.eval.envless), unseen);
   const ownUnseen = await probeFidelity(policy, ownProbes, unseen, ownScores);
   const rehearsedWorldSuccess = arm.rehearsedWorld
-    ? (await runRehearsedWorld(policy, data.eval.envless, plan.concurrency)).success
+    ? (await runRehearsedWorld(policy, data.eval.envless, plan.concurrency, variant)).success
     : null;
   const scores = (xs: readonly ScoredProbe[]) => xs.map((x) => x.score);
   const unseenProbes = [...heldoutRecorded, ...ownUnseen];

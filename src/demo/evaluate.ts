@@ -54,9 +54,10 @@ export function runRehearsedWorld(
   policy: ChatModel,
   tasks: readonly Task[],
   concurrency: number,
+  variant: "compact" | "compact-related" = "compact",
 ): Promise<EvalOutcome> {
   const responder = rehearsalResponder(policy, {
-    variant: "compact",
+    variant,
     temperature: 0,
     maxTokens: EVAL_DECODING.maxTokens,
   });

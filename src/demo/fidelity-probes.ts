@@ -26,6 +26,8 @@ export interface FidelityOptions {
   concurrency: number;
   /** Only calls whose answer the prompt's examples do not show (issue 11's `fidelity_unseen`). */
   unseenOnly?: boolean;
+  /** The rehearsal prompt (default `compact`, the demo's). */
+  variant?: "compact" | "compact-related";
 }
 
 /** Whether the probe's exact call (name and arguments) is among the examples its prompt shows. */
@@ -64,9 +66,10 @@ async function scoreProbes(
   policy: ChatModel,
   probes: readonly RehearsalProbe[],
   concurrency: number,
+  variant: "compact" | "compact-related",
 ): Promise<{ score: FidelityScore; rehearsed: unknown }[]> {
   return mapConcurrent(probes, concurrency, async (p) => {
-    const messages = buildRehearsalPrompt({ ...p, variant: "compact" });
+    const messages = buildRehearsalPrompt({ ...p, variant });
     const out = await policy.chat({ messages, temperature: 0, maxTokens: EVAL_DECODING.maxTokens });
     const parsed = parseExecutionResult(out.samples[0]?.text ?? "");
     return parsed.ok
@@ -144,7 +147,7 @@ export async function probeFidelity(
 ): Promise<ScoredProbe[]> {
   const picked = selectProbes(probes, opts);
   const fresh = picked.filter((p) => !known.has(p));
-  const scored = await scoreProbes(policy, fresh, opts.concurrency);
+  const scored = await scoreProbes(policy, fresh, opts.concurrency, opts.variant ?? "compact");
   fresh.forEach((p, i) => known.set(p, scored[i]!));
   return picked.map((p) => ({ tool: p.call.name, probe: p, ...known.get(p)! }));
 }

@@ -32,6 +32,17 @@ export interface DemoExperiments {
    * of the logged notes at 0.25: `envace` none 73.0, parallel:4 −7.9 (logged notes: 78.3, −11.2).
    */
   rlOwnNoteShare?: number;
+  /**
+   * The rehearsal prompt of SFT, RL, evaluation and test-time rows (default `compact`).
+   * `compact-related` adds the conversation's earlier calls on the same values (issue 11: the
+   * rehearser never saw the lookup before a write; RESULTS.md).
+   */
+  rehearsalPrompt?: "compact" | "compact-related";
+}
+
+/** The plan's rehearsal prompt: `compact` unless an experiment sets another. */
+export function demoRehearsalPrompt(plan: Pick<DemoPlan, "experiments">): "compact" | "compact-related" {
+  return plan.experiments?.rehearsalPrompt ?? "compact";
 }
 
 /** How the SFT logs are pseudonymized (`entity-coverage.ts`). */

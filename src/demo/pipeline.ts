@@ -8,7 +8,7 @@ import type { StepMetrics } from "../train/step-metrics.js";
 import { armResult, pooled, type ArmRun } from "./aggregate.js";
 import { armSpecs, type ArmName } from "./arms.js";
 import { copyRate } from "./copy-check.js";
-import { FULL_PLAN, QUICK_PLAN, type DemoPlan } from "./layout.js";
+import { demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN, type DemoPlan } from "./layout.js";
 import { GATE, gatePassed, runSeed } from "./run-seed.js";
 import type { SftProgress } from "./sft-stage.js";
 
@@ -135,6 +135,7 @@ export async function runDemo(
     seed: opts.seed,
     seeds: opts.seeds,
     quick: opts.quick,
+    rehearsal_prompt: demoRehearsalPrompt(plan),
     sft_gate: { ...gate, passed },
     arms: specs.filter((s) => runsByArm.has(s.name)).map((s) => armResult(runsByArm.get(s.name)!)),
     testtime: mergeTestTime(testtimeBySeed),

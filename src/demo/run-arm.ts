@@ -13,7 +13,7 @@ import { rolloutSampler } from "../train/rollout-sampler.js";
 import type { StepMetrics } from "../train/step-metrics.js";
 import type { ArmSpec } from "./arms.js";
 import { EVAL_DECODING } from "./evaluate.js";
-import { demoWorkerArgs, type DemoPlan } from "./layout.js";
+import { demoRehearsalPrompt, demoWorkerArgs, type DemoPlan } from "./layout.js";
 import { withCompactTools } from "./policy-view.js";
 import { curveEvaluator } from "./curve.js";
 import { tasksWithLoggedNotes } from "./rehearsal-notes.js";
@@ -78,6 +78,7 @@ export async function trainArm(
   const curve = curveEvaluator(policy, ctx.curveTasks, arm, {
     concurrency: plan.concurrency,
     file: join(ctx.outDir, "curve.jsonl"),
+    variant: demoRehearsalPrompt(plan),
   });
   try {
     await curve.evaluate(0); // the SFT model: where every arm's curve starts
@@ -89,7 +90,7 @@ export async function trainArm(
 
   let simulator: WorkerProcess | undefined;
   try {
-    const rehearseOpts = { variant: "compact" as const, maxTokens: EVAL_DECODING.maxTokens };
+    const rehearseOpts = { variant: demoRehearsalPrompt(plan), maxTokens: EVAL_DECODING.maxTokens };
     let responder: Responder;
     if (arm.mode === "rehearsal") {
       const topP =
@@ -113,7 +114,7 @@ export async function trainArm(
       // per-user-turn cap: under the reference's episode-wide cap (checked only after a reply) a tiny
       // policy that never replies runs up to max_steps (200) model calls per episode
       limits: { ...TRAIN_LIMITS, turn_limit_scope: "user_turn" },
-      rehearsal_prompt: "compact",
+      rehearsal_prompt: demoRehearsalPrompt(plan),
       checkpoint_every: plan.rl.steps,
       eval_every: plan.rl.curveEvery,
       seed: ctx.seed + (plan.experiments?.rlSeedOffset ?? 0),

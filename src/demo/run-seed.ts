@@ -6,7 +6,7 @@ import type { CopyCheckScore } from "./copy-check.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
 import { buildDemoData, spread, type DemoData } from "./data.js";
 import { evaluateArm } from "./evaluate-arm.js";
-import type { DemoPlan } from "./layout.js";
+import { demoRehearsalPrompt, type DemoPlan } from "./layout.js";
 import type { DemoEvent } from "./pipeline.js";
 import { armOutDir, trainArm } from "./run-arm.js";
 import { sftCheckpoint, type SftStageResult } from "./sft-stage.js";
@@ -147,6 +147,7 @@ async function trainAndEvaluateArm(
           ...(plan.testtimeTemperature !== undefined ? { attemptTemperature: plan.testtimeTemperature } : {}),
           ...(plan.testtimeMemory ? { memory: plan.testtimeMemory } : {}),
           guard: plan.testtimeGuard === true,
+          promptVariant: demoRehearsalPrompt(plan),
         })),
       );
     }

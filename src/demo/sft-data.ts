@@ -58,9 +58,15 @@ export function demoSftExamples(
     snapshotListings?: number;
     /** Share of tasks that add one call logged in another world, answered by theirs (`tenantContrast`; default 0). */
     tenantContrasts?: number;
+    /**
+     * The rehearsing examples' prompt (default `compact`; `compact-related` is an experiment). The
+     * snapshot listings and tenant contrasts have no conversation: the same under either.
+     */
+    variant?: "compact" | "compact-related";
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
+  const variant = opts.variant ?? "compact";
   const lentPerTask = opts.lentPerTask ?? DEMO_LENT_REHEARSE_PER_TASK;
   const byWorld = tasksByWorld(tasks);
   const noteShare = opts.noteShare ?? DEMO_NOTE_SHARE;
@@ -77,7 +83,7 @@ export function demoSftExamples(
   for (const task of tasks) {
     const run: PastAgentRun = pastAgentRun(task, rand, opts.habits);
     if (run.flaws.length > 0) flawedTraces++;
-    const gold = goldRunSftExamples(task, run, { roles: ["act", "rehearse"], variant: "compact" });
+    const gold = goldRunSftExamples(task, run, { roles: ["act", "rehearse"], variant });
     const withNote = task.user_turns.length === 1 && rand() < noteShare;
     const noteOpts = withNote
       ? {
@@ -105,15 +111,15 @@ export function demoSftExamples(
     );
     const candidates = [...gold.rehearse];
     const probe = probeCall(run, rand);
-    if (probe) candidates.push(probeExample(task, probe));
+    if (probe) candidates.push(probeExample(task, probe, variant));
     rehearse.push(...pickRehearsals(candidates, perTask, rand));
     // The same logged calls with other tasks' logs of this world as the evidence (the run's own
     // calls left out): the answer is in no prompt, so the rehearser learns the world itself, which
     // is what it needs for calls outside a task's recorded map (issue 11's unseen-call fidelity).
     if (lentPerTask > 0) {
       const lent = { ...task, examples: lentExamples(task, runCalls(run), byWorld, rand) };
-      const memory = goldRunSftExamples(lent, run, { roles: ["rehearse"], variant: "compact" }).rehearse;
-      if (probe) memory.push(probeExample(lent, probe));
+      const memory = goldRunSftExamples(lent, run, { roles: ["rehearse"], variant }).rehearse;
+      if (probe) memory.push(probeExample(lent, probe, variant));
       rehearse.push(...pickRehearsals(memory, lentPerTask, rand));
     }
   }
@@ -293,7 +299,11 @@ function pickRehearsals(candidates: SftExample[], n: number, rand: () => number)
   return out;
 }
 
-function probeExample(task: Task, probe: NonNullable<ReturnType<typeof probeCall>>): SftExample {
+function probeExample(
+  task: Task,
+  probe: NonNullable<ReturnType<typeof probeCall>>,
+  variant: "compact" | "compact-related",
+): SftExample {
   const env = createToolworldEnv(task);
   const result = toolworldResultValue(env.callSync(probe.call));
   return rehearsingExample({
@@ -302,7 +312,7 @@ function probeExample(task: Task, probe: NonNullable<ReturnType<typeof probeCall
     rawActMessage: renderAssistantText("", [probe.call]),
     call: probe.call,
     result,
-    variant: "compact",
+    variant,
   });
 }
 

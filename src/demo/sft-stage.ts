@@ -88,6 +88,7 @@ export function demoSftData(
   return demoSftExamples(Object.values(data.train).flat(), seed, {
     ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
     ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
+    ...(experiments.rehearsalPrompt ? { variant: experiments.rehearsalPrompt } : {}),
     ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
     ...(coverEntities ? { coverEntities } : {}),
     copyDrills: [

@@ -17,11 +17,12 @@ export function testTimeRehearsal(
   n: number,
   attemptTemperature: number,
   memory: RehearsalMemoryKind = "digest",
+  promptVariant: "compact" | "compact-related" = "compact",
 ): RehearsalOptions {
   return {
     mode,
     ...(mode === "none" ? {} : { n, memory }),
-    promptVariant: "compact",
+    promptVariant,
     maxTokensPerCall: EVAL_DECODING.maxTokens,
     maxStepsPerAttempt: EVAL_DECODING.maxAssistantTurns,
     temperature: attemptTemperature,
@@ -55,6 +56,8 @@ export interface TestTimeRowsOptions {
    * agent knows change the world, never a task's checklist) its rehearsal saw refused.
    */
   guard?: boolean;
+  /** The rehearsal prompt (default `compact`; `DemoExperiments.rehearsalPrompt`). */
+  promptVariant?: "compact" | "compact-related";
 }
 
 /**
@@ -73,7 +76,7 @@ export async function testTimeRows(
   const rows: TestTimeRow[] = [];
   const memory = o.memory ?? "digest";
   for (const mode of ["none", "parallel", "sequential"] as const) {
-    const rehearsal = testTimeRehearsal(mode, o.n, o.attemptTemperature ?? 1, memory);
+    const rehearsal = testTimeRehearsal(mode, o.n, o.attemptTemperature ?? 1, memory, o.promptVariant);
     const guarded = o.guard === true && mode !== "none";
     const results = await mapConcurrent(
       tasks,

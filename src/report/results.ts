@@ -96,6 +96,8 @@ export const DemoResultsZ = z.object({
   seed: z.number().optional(),
   seeds: z.number().optional(),
   quick: z.boolean().optional(),
+  /** The rehearsal prompt of the run (`compact`; `compact-related` under `--rehearsal-prompt`). */
+  rehearsal_prompt: z.enum(["compact", "compact-related"]).optional(),
   sft_gate: z.object({
     first_call_copy: z.number(),
     /** Write calls made with the gold arguments (mean over seeds; absent before recipe v11). */

@@ -11,9 +11,20 @@ const pyDumpsIndent0 = (value: unknown): string => pyJsonDumps(value, { indent: 
  * output contract) and a per-call user part (candidate tools, few-shot examples, conversation
  * history, the raw act message, the current call). `compact` is for tiny models with short
  * contexts: a one-line contract, the caller's tenant line if its system prompt has one, only this
- * tool's examples, and the call.
+ * tool's examples, and the call; it shows no conversation. `compact-related` adds, before the call,
+ * the conversation's earlier calls that share an argument value with it, with their results (the
+ * last `RELATED_CALLS`): the lookup of the account a transfer draws on, of the event a move takes.
  */
-export type RehearsalPromptVariant = "full" | "compact";
+export type RehearsalPromptVariant = "full" | "compact" | "compact-related";
+
+export const REHEARSAL_PROMPT_VARIANTS: readonly RehearsalPromptVariant[] = [
+  "full",
+  "compact",
+  "compact-related",
+];
+
+/** Earlier calls `compact-related` shows at most: the latest ones, in conversation order. */
+export const RELATED_CALLS = 2;
 
 export interface RehearsalPromptInput {
   task: Task;
@@ -67,6 +78,30 @@ function fewShot(examples: readonly Example[]): string[] {
     }
   }
   return lines;
+}
+
+/**
+ * The conversation's answered calls that share an argument value with `call` (any argument, the
+ * same JSON value), with their results as the tool returned them: the last `RELATED_CALLS`.
+ * Why: under `compact` the rehearser never saw the lookup before a write and had to remember each
+ * entity's status; it imagined forbidden writes accepted (issue 11, RESULTS.md).
+ */
+export function relatedCalls(
+  history: readonly Message[],
+  call: Pick<ToolCall, "arguments">,
+): { name: string; arguments: Record<string, unknown>; result: string }[] {
+  const values = new Set(Object.values(call.arguments).map((v) => JSON.stringify(v)));
+  const results = new Map<string, string>();
+  for (const m of history) if (m.role === "tool" && m.toolCallId) results.set(m.toolCallId, m.content);
+  const out: { name: string; arguments: Record<string, unknown>; result: string }[] = [];
+  for (const m of history)
+    for (const c of m.role === "assistant" ? (m.toolCalls ?? []) : []) {
+      const result = results.get(c.id);
+      if (result === undefined) continue;
+      if (Object.values(c.arguments).some((v) => values.has(JSON.stringify(v))))
+        out.push({ name: c.name, arguments: c.arguments, result });
+    }
+  return out.slice(-RELATED_CALLS);
 }
 
 /** The conversation as role-prefixed text (system omitted), calls rendered inline. */
@@ -128,10 +163,14 @@ export function tenantLines(system: string): string[] {
 
 export function buildRehearsalPrompt(input: RehearsalPromptInput): Message[] {
   const { task, call } = input;
-  if (input.variant === "compact") {
+  if (input.variant === "compact" || input.variant === "compact-related") {
     const same = task.examples.filter((e) => e.name === call.name);
     const lines = tenantLines(task.system);
     lines.push(...same.map((e) => `${e.name} ${json(e.arguments)} -> ${json(e.result)}`));
+    if (input.variant === "compact-related")
+      lines.push(
+        ...relatedCalls(input.history, call).map((r) => `${r.name} ${json(r.arguments)} -> ${r.result}`),
+      );
     lines.push(`${call.name} ${json(call.arguments)} ->`);
     return [
       { role: "system", content: REHEARSAL_SYSTEM_COMPACT },

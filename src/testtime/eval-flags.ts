@@ -1,5 +1,6 @@
 import { EnvaceError } from "../core/errors.js";
 import { parseMemoryKind, parseRehearsalScope, parseRehearsalSpec } from "./rehearsal-spec.js";
+import { REHEARSAL_PROMPT_VARIANTS, type RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
 import type { RehearsalOptions } from "./types.js";
 
 /** The `envace eval` flags for test-time rehearsal (read by every bench that supports it). */
@@ -30,11 +31,11 @@ export interface RehearsalEvalFlags {
 /** The rehearsal options named by the flags; INVALID_CONFIG for malformed values. */
 export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
   const { mode, n } = parseRehearsalSpec(o.rehearsal ?? "none");
-  const promptVariant = o.rehearsalPrompt;
-  if (promptVariant !== undefined && promptVariant !== "full" && promptVariant !== "compact") {
+  const promptVariant = o.rehearsalPrompt as RehearsalPromptVariant | undefined; // checked below
+  if (promptVariant !== undefined && !REHEARSAL_PROMPT_VARIANTS.includes(promptVariant)) {
     throw new EnvaceError(
       "INVALID_CONFIG",
-      `--rehearsal-prompt must be full or compact, got "${promptVariant}"`,
+      `--rehearsal-prompt must be ${REHEARSAL_PROMPT_VARIANTS.join(", ")}, got "${promptVariant}"`,
     );
   }
   if (

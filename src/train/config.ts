@@ -263,8 +263,11 @@ const TrainConfigObjectZ = z
     eval_samples: z.number().int().min(1).default(1),
     /** Sampling temperature during evaluation (0: greedy). */
     eval_temperature: z.number().nonnegative().default(0),
-    /** Rehearsal prompt: `full` (the reference's) or `compact` (tiny models with short contexts). */
-    rehearsal_prompt: z.enum(["full", "compact"]).default("full"),
+    /**
+     * Rehearsal prompt: `full` (the reference's), `compact` (tiny models with short contexts) or
+     * `compact-related` (compact plus the conversation's earlier calls on the same values).
+     */
+    rehearsal_prompt: z.enum(["full", "compact", "compact-related"]).default("full"),
     /** Append Qwen3's `/think` switch to the rehearsal prompt (the reference trains with thinking on). */
     rehearsal_think: z.boolean().default(false),
     /** Seed for task sampling and rollouts. */

@@ -16,6 +16,7 @@ interface DemoFlags {
   arms?: string;
   testtime: boolean;
   sftOnly?: boolean;
+  rehearsalPrompt?: string;
   json?: boolean;
 }
 
@@ -69,6 +70,16 @@ export function register(program: Command): void {
         "An SFT run whose far-copy check on held-back logs fails (write calls or replies that do not " +
         "copy the request's day, amount or target) is trained again, up to 3 runs a seed (--quick: one run)",
     )
+    .addOption(
+      new Option(
+        "--rehearsal-prompt <variant>",
+        "the rehearsal prompt of SFT, RL, evaluation and test-time rows: compact shows the rehearser the " +
+          "call and its tool's logs; compact-related also the conversation's earlier calls on the same " +
+          "values (an experiment: RESULTS.md, issue 11). Another prompt means other SFT data: its own cache key",
+      )
+        .choices(["compact", "compact-related"])
+        .default("compact"),
+    )
     .option("--json", "print one results object on stdout (progress stays on stderr)")
     .action(async (flags: DemoFlags) => {
       const arms = flags.arms?.split(",").map((s) => s.trim()) as ArmName[] | undefined;
@@ -95,6 +106,9 @@ export function register(program: Command): void {
             ...(arms ? { arms } : {}),
             skipTestTime: !flags.testtime,
             sftOnly: flags.sftOnly === true,
+            ...(flags.rehearsalPrompt === "compact-related"
+              ? { plan: { experiments: { rehearsalPrompt: "compact-related" as const } } }
+              : {}),
           },
           progress.onEvent,
         );

@@ -99,7 +99,10 @@ export function register(program: Command): void {
       positiveInt("--rehearsal-max-tokens"),
     )
     .option("--rehearsal-budget <n>", "total rehearsal tokens per episode", positiveInt("--rehearsal-budget"))
-    .option("--rehearsal-prompt <variant>", "rehearsal prompt as in training: full | compact")
+    .option(
+      "--rehearsal-prompt <variant>",
+      "rehearsal prompt as in training: full | compact | compact-related",
+    )
     .option(
       "--rehearsal-user-replies <n>",
       "τ²: imagined user replies an attempt goes on through, the user's own tool results imagined too (default 2 on tau2:telecom, else 0)",

@@ -74,6 +74,7 @@ describe("bench:refusal-recall", () => {
       recall: number;
       false_refusals: number;
       by_tool: Record<string, { forbidden: number; allowed: number }>;
+      rehearsal_prompt: string;
     };
     expect(out.forbidden + out.allowed).toBe(8);
     expect(out.forbidden).toBeGreaterThan(0);
@@ -84,6 +85,18 @@ describe("bench:refusal-recall", () => {
     }
     const byTool = Object.values(out.by_tool);
     expect(byTool.reduce((a, c) => a + c.forbidden + c.allowed, 0)).toBe(8);
+    expect(out.rehearsal_prompt).toBe("compact");
+    // the experiment's prompt scores the same probes
+    const related = await bench("refusal-recall.ts", [
+      ...["--model", model, "--seed", "2", "--max", "8", "--rehearsal-prompt", "compact-related", "--json"],
+    ]);
+    expect(related.code, related.stderr).toBe(0);
+    const rel = JSON.parse(related.stdout) as typeof out;
+    expect([rel.rehearsal_prompt, rel.forbidden, rel.allowed]).toEqual([
+      "compact-related",
+      out.forbidden,
+      out.allowed,
+    ]);
   });
 
   it("exits 2 without a model and on --max 0", async () => {
@@ -93,6 +106,11 @@ describe("bench:refusal-recall", () => {
     const zero = await bench("refusal-recall.ts", ["--model", model, "--max", "0"]);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain("--max must be an integer ≥ 1");
+    const prompt = await bench("refusal-recall.ts", ["--model", model, "--rehearsal-prompt", "full"]);
+    expect(prompt.code).toBe(2);
+    expect(prompt.stderr).toContain(
+      '--rehearsal-prompt must be compact or compact-related (the demo\'s prompts), got "full"',
+    );
   });
 });
 

@@ -30,7 +30,7 @@ export const DOC_COMMANDS: Record<string, DocCommandEntry> = {
     script: "test",
     why: "the whole suite, this test included: what CI runs",
   },
-  "envace demo [--quick] [--seed S] [--seeds N] [--jobs J] [--out DIR] [--arms sft,envace,...] [--no-testtime] [--sft-only] [--json]":
+  "envace demo [--quick] [--seed S] [--seeds N] [--jobs J] [--out DIR] [--arms sft,envace,...] [--no-testtime] [--sft-only] [--rehearsal-prompt P] [--json]":
     { kind: "help", subcommand: ["demo"], why: "a synopsis; demo-quick.test.ts runs the demo" },
   "envace report DIR": {
     kind: "test",
@@ -117,7 +117,7 @@ export const DOC_COMMANDS: Record<string, DocCommandEntry> = {
   "npm run -s bench:sft-micro-batch -- --json": {
     kind: "test",
     test: "test/e2e/bench/sft-micro-batch-cli.test.ts",
-    as: '"--tokens", "8192,512", "--json"',
+    as: '"--tokens", "worker,512", "--json"',
   },
   // examples/README.md: the test runs the example through the CLI shortened to 2 steps, then
   // --resume's it to a third

@@ -41,8 +41,11 @@ describe("rehearsal flags", () => {
       /--rehearsal-scope/,
     );
     expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", rehearsalPrompt: "tiny" })).toThrow(
-      /--rehearsal-prompt/,
+      '--rehearsal-prompt must be full, compact, compact-related, got "tiny"',
     );
+    expect(
+      rehearsalFromFlags({ rehearsal: "parallel:2", rehearsalPrompt: "compact-related" }).promptVariant,
+    ).toBe("compact-related");
   });
 
   it("--rehearsal-user-replies: a non-negative integer, only with rehearsal", () => {

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import type { ChatRequest, ChatResult } from "../../../src/core/model.js";
+import { buildDemoData } from "../../../src/demo/data.js";
+import { probeFidelity, recordedProbes } from "../../../src/demo/fidelity-probes.js";
+import { demoRehearsalPrompt, QUICK_PLAN, type DemoPlan } from "../../../src/demo/layout.js";
+import { demoSftData } from "../../../src/demo/sft-stage.js";
+import { testTimeRehearsal } from "../../../src/demo/testtime-rows.js";
+
+// DemoExperiments.rehearsalPrompt: the demo's rehearsal prompt in SFT, probes and test time.
+const related: DemoPlan = { ...QUICK_PLAN, experiments: { rehearsalPrompt: "compact-related" } };
+const userOf = (messages: { role: string; content: string }[]) =>
+  messages.find((m) => m.role === "user")!.content;
+
+describe("the demo's rehearsal prompt experiment", () => {
+  it("is compact unless the experiment sets compact-related", () => {
+    expect(demoRehearsalPrompt(QUICK_PLAN)).toBe("compact");
+    expect(demoRehearsalPrompt(related)).toBe("compact-related");
+    expect(
+      testTimeRehearsal("parallel", 2, 0.5, "consensus", demoRehearsalPrompt(related)).promptVariant,
+    ).toBe("compact-related");
+    expect(testTimeRehearsal("parallel", 2, 0.5).promptVariant).toBe("compact");
+  });
+
+  it("adds the related calls to SFT's rehearsing prompts only: same examples, acting ones untouched", () => {
+    const data = buildDemoData(QUICK_PLAN, 5);
+    const plain = demoSftData(data, QUICK_PLAN, 5);
+    const withRelated = demoSftData(data, related, 5);
+    expect(withRelated.act).toEqual(plain.act);
+    expect(withRelated.rehearse).toHaveLength(plain.rehearse.length);
+    let grown = 0;
+    withRelated.rehearse.forEach((ex, i) => {
+      const before = userOf(plain.rehearse[i]!.messages).split("\n");
+      const after = userOf(ex.messages).split("\n");
+      expect(ex.targets).toEqual(plain.rehearse[i]!.targets);
+      // the compact prompt's lines, with any related calls inserted just before the call's line
+      expect([...after.slice(0, before.length - 1), after.at(-1)]).toEqual(before);
+      if (after.length > before.length) grown++;
+    });
+    // most writes follow a lookup of the same entity in the log
+    expect(grown).toBeGreaterThan(plain.rehearse.length / 10);
+  });
+
+  it("rehearses fidelity probes with the plan's prompt", async () => {
+    const tasks = buildDemoData(QUICK_PLAN, 5).eval.envless.slice(0, 6);
+    const probes = recordedProbes(tasks).filter((p) => p.history.some((m) => m.role === "tool"));
+    const seen: string[] = [];
+    const policy = {
+      name: "recorder",
+      async chat(r: ChatRequest): Promise<ChatResult> {
+        seen.push(userOf(r.messages));
+        return { samples: [{ text: "<execution_result>\n{}\n</execution_result>", finishReason: "stop" }] };
+      },
+    };
+    const opts = { max: 1000, concurrency: 4 };
+    await probeFidelity(policy, probes, opts);
+    const compact = seen.splice(0);
+    await probeFidelity(policy, probes, { ...opts, variant: "compact-related" });
+    expect(seen).toHaveLength(compact.length);
+    expect(seen.filter((u, i) => u !== compact[i]).length).toBeGreaterThan(0);
+    for (const [i, u] of seen.entries()) expect(u.endsWith(compact[i]!.split("\n").at(-1)!)).toBe(true);
+  });
+});
