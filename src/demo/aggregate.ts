@@ -1,5 +1,5 @@
 import { sumFailures } from "../bench/failure-kinds.js";
-import type { ArmResult, MeanCIJson } from "../report/results.js";
+import type { ArmResult, MeanCIJson, TestTimeRow } from "../report/results.js";
 import { meanCI } from "../report/stats.js";
 import type { ArmSpec } from "./arms.js";
 import type { ArmEvaluation } from "./evaluate-arm.js";
@@ -102,4 +102,25 @@ export function armResult(runs: readonly ArmRun[]): ArmResult {
     steps: runs[0]!.training.steps,
     minutes: runs.reduce((a, r) => a + r.minutes, 0),
   };
+}
+
+/**
+ * The test-time rows of several seeds as one, row by row (same policy, mode and N): success pooled over seeds (`pooled`), each seed's own
+ * kept in `success_per_seed`, held calls and real calls summed, tokens per task averaged.
+ */
+export function testTimeOverSeeds(bySeed: readonly TestTimeRow[][]): TestTimeRow[] {
+  if (bySeed.length <= 1) return bySeed[0] ?? [];
+  return bySeed[0]!.map((row, i) => {
+    const rows = bySeed.map((s) => s[i]!);
+    const held = rows.map((r) => r.held_calls).filter((h) => h !== undefined);
+    return {
+      ...row,
+      success: pooled(rows.map((r) => [r.success.mean ?? 0])),
+      // issue 11's test-time target is read per seed: each seed's row stays in the results
+      success_per_seed: rows.map((r) => r.success.mean),
+      ...(held.length > 0 ? { held_calls: held.reduce((a, h) => a + h, 0) } : {}),
+      real_calls_during_rehearsal: rows.reduce((a, r) => a + r.real_calls_during_rehearsal, 0),
+      rehearsal_tokens_per_task: rows.reduce((a, r) => a + r.rehearsal_tokens_per_task, 0) / rows.length,
+    };
+  });
 }

@@ -3,9 +3,9 @@ import { join, resolve } from "node:path";
 import { mapConcurrent } from "../core/map-concurrent.js";
 import { writeReport } from "../report/html.js";
 import { resultsMarkdown } from "../report/markdown.js";
-import type { DemoResults, TestTimeRow } from "../report/results.js";
+import type { DemoResults } from "../report/results.js";
 import type { StepMetrics } from "../train/step-metrics.js";
-import { armResult, pooled, type ArmRun } from "./aggregate.js";
+import { armResult, testTimeOverSeeds, type ArmRun } from "./aggregate.js";
 import { armSpecs, type ArmName } from "./arms.js";
 import { copyRate } from "./copy-check.js";
 import { demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN, type DemoPlan } from "./layout.js";
@@ -138,25 +138,11 @@ export async function runDemo(
     rehearsal_prompt: demoRehearsalPrompt(plan),
     sft_gate: { ...gate, passed },
     arms: specs.filter((s) => runsByArm.has(s.name)).map((s) => armResult(runsByArm.get(s.name)!)),
-    testtime: mergeTestTime(testtimeBySeed),
+    testtime: testTimeOverSeeds(testtimeBySeed),
     notes,
   };
   writeFileSync(join(out, "results.json"), JSON.stringify(results, null, 2) + "\n");
   writeFileSync(join(out, "results.md"), resultsMarkdown(results));
   await writeReport(out);
   return results;
-}
-
-/** Test-time rows of several seeds pooled row by row (same policy, mode and N). */
-function mergeTestTime(bySeed: readonly TestTimeRow[][]): TestTimeRow[] {
-  if (bySeed.length <= 1) return bySeed[0] ?? [];
-  return bySeed[0]!.map((row, i) => {
-    const rows = bySeed.map((s) => s[i]!);
-    return {
-      ...row,
-      success: pooled(rows.map((r) => [r.success.mean ?? 0])),
-      real_calls_during_rehearsal: rows.reduce((a, r) => a + r.real_calls_during_rehearsal, 0),
-      rehearsal_tokens_per_task: rows.reduce((a, r) => a + r.rehearsal_tokens_per_task, 0) / rows.length,
-    };
-  });
 }

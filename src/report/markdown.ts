@@ -7,6 +7,21 @@ function pct(m: MeanCIJson | null | undefined): string {
 }
 
 /** The demo's main table (issue 5) as GitHub markdown, plus the test-time rows. */
+/** A test-time row's seeds, each with its change against the policy's none row when given ("–" for one seed). */
+function perSeedCell(seeds?: readonly (number | null)[], none?: readonly (number | null)[]): string {
+  if (!seeds) return "–";
+  const p1 = (x: number) => (100 * x).toFixed(1);
+  return seeds
+    .map((x, k) => {
+      const base = none?.[k];
+      if (x === null) return "–";
+      if (base === undefined || base === null) return p1(x);
+      const d = 100 * (x - base);
+      return `${p1(x)} (${d >= 0 ? "+" : "−"}${Math.abs(d).toFixed(1)})`;
+    })
+    .join(" / ");
+}
+
 export function resultsMarkdown(r: DemoResults): string {
   const lines = [
     "| arm | env calls in training | success: env domain | success: env-less domains | success: held-out domain | fidelity (answers in prompt) | fidelity (unseen calls) | rehearsed-world success |",
@@ -141,14 +156,16 @@ export function resultsMarkdown(r: DemoResults): string {
       "",
       "## Test-time private rehearsal",
       "",
-      "| policy | mode | memory | success | real calls while rehearsing | writes held back | rehearsal tokens / task |",
-      "|---|---|---|---|---|---|---|",
+      "| policy | mode | memory | success | per seed (change against none) | real calls while rehearsing | writes held back | rehearsal tokens / task |",
+      "|---|---|---|---|---|---|---|---|",
     );
     for (const t of r.testtime) {
+      const none = r.testtime.find((x) => x.policy === t.policy && x.mode === "none");
       out.push(
-        `| ${t.policy} | ${t.mode}${t.n ? `:${t.n}` : ""} | ${t.memory ?? "–"} | ${pct(t.success)} | ${
-          t.real_calls_during_rehearsal
-        } | ${t.guard ? String(t.held_calls ?? 0) : "–"} | ${t.rehearsal_tokens_per_task.toFixed(0)} |`,
+        `| ${t.policy} | ${t.mode}${t.n ? `:${t.n}` : ""} | ${t.memory ?? "–"} | ${pct(t.success)} | ${perSeedCell(
+          t.success_per_seed,
+          t === none ? undefined : none?.success_per_seed,
+        )} | ${t.real_calls_during_rehearsal} | ${t.guard ? String(t.held_calls ?? 0) : "–"} | ${t.rehearsal_tokens_per_task.toFixed(0)} |`,
       );
     }
   } else {

@@ -86,6 +86,8 @@ export const TestTimeRowZ = z.object({
   guard: z.boolean().optional(),
   held_calls: z.number().optional(),
   success: MeanCIZ,
+  /** Several seeds: each seed's success (seed order); `held_calls` is then their sum. */
+  success_per_seed: z.array(z.number().nullable()).optional(),
   real_calls_during_rehearsal: z.number(),
   rehearsal_tokens_per_task: z.number(),
 });
