@@ -5,6 +5,7 @@
  * any worker starts.
  */
 import { existsSync } from "node:fs";
+import { demoRehearsalPrompt, FULL_PLAN, type DemoRehearsalPrompt } from "../src/demo/layout.js";
 
 export function benchArgs(argv: readonly string[]) {
   const opt = (name: string): string | undefined => {
@@ -27,5 +28,14 @@ export function modelBenchArgs(argv: readonly string[]) {
   const model = args.opt("model") ?? args.fail("--model DIR is required (a saved demo model directory)");
   if (!existsSync(`${model}/config.json`))
     args.fail(`--model ${model}: no config.json there (not a saved model)`);
-  return { ...args, model };
+  // A saved demo model is rehearsed with the prompt it was trained with: the demo's own by default
+  // (`compact-related` since recipe v17), `--rehearsal-prompt compact` for a v16 model.
+  const prompt = args.opt("rehearsal-prompt") ?? demoRehearsalPrompt(FULL_PLAN);
+  const rehearsalPrompt: DemoRehearsalPrompt =
+    prompt === "compact" || prompt === "compact-related"
+      ? prompt
+      : args.fail(
+          `--rehearsal-prompt must be compact or compact-related (the demo's prompts), got "${prompt}"`,
+        );
+  return { ...args, model, rehearsalPrompt };
 }

@@ -10,10 +10,9 @@
  * with other tasks' logs as the evidence, rehearsed greedily as the demo scores fidelity (`--max N`:
  * at most N, spread over the domains; default all). Prints the share of forbidden writes the
  * rehearser refuses (`recall`), of allowed ones it refuses (`false_refusals`), and both by tool:
- * test-time rehearsal can only keep out the forbidden writes it imagines refused. The demo's
- * `compact` prompt shows the rehearser the call and its tool's logs, not the conversation before it;
- * `--rehearsal-prompt compact-related` (a model trained with that experiment) adds the earlier calls
- * on the same values, as `DemoExperiments.rehearsalPrompt` does.
+ * test-time rehearsal can only keep out the forbidden writes it imagines refused. The prompt is the
+ * demo's (`compact-related`: the call, its tool's logs and the conversation's earlier calls on the same
+ * values); `--rehearsal-prompt compact` for a model trained under recipe v16, which never saw them.
  */
 import { buildDemoData } from "../src/demo/data.js";
 import { probeFidelity } from "../src/demo/fidelity-probes.js";
@@ -23,13 +22,8 @@ import { refusalProbes, refusalReport } from "../src/demo/refusal-recall.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
 import { modelBenchArgs } from "./model-args.js";
 
-const { int, opt, fail, model, seed, json } = modelBenchArgs(process.argv.slice(2));
+const { int, model, seed, json, rehearsalPrompt: variant } = modelBenchArgs(process.argv.slice(2));
 const max = int("max", Number.MAX_SAFE_INTEGER, 1);
-const prompt = opt("rehearsal-prompt") ?? "compact";
-const variant =
-  prompt === "compact" || prompt === "compact-related"
-    ? prompt
-    : fail(`--rehearsal-prompt must be compact or compact-related (the demo's prompts), got "${prompt}"`);
 
 const probes = refusalProbes(buildDemoData(FULL_PLAN, seed).eval.envless);
 const worker = await startWorker({ model, port: 0 });

@@ -1,7 +1,7 @@
 /**
  * Diagnostic: why a demo model's rehearser gets unseen calls wrong (issue 11).
  *
- *   npm run bench:rehearser-misses -- --model DIR [--seed 0] [--max N] [--json]
+ *   npm run bench:rehearser-misses -- --model DIR [--seed 0] [--max N] [--rehearsal-prompt P] [--json]
  *
  * DIR is a saved demo model (an arm's `runs/<run>/arms/<arm>/checkpoints/step-N/model` or an SFT
  * checkpoint under `runs/cache`). The probes are the seed's env-less evaluation tasks' recorded calls
@@ -11,6 +11,7 @@
  * same call, a call these logs never show in this world, a logged call missed, or unparsed. And
  * `tenant_sensitivity`: the share of those calls whose answer changes when the prompt's tenant line
  * names another world of the domain (`tenantSensitivity`): does the rehearser read the world at all?
+ * The prompt is the demo's (`compact-related`); `--rehearsal-prompt compact` for a recipe v16 model.
  */
 import { buildDemoData } from "../src/demo/data.js";
 import { fidelityByTool, probeFidelity, recordedProbes } from "../src/demo/fidelity-probes.js";
@@ -26,7 +27,7 @@ import {
 import { modelBenchArgs } from "./model-args.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
 
-const { int, model, seed, json } = modelBenchArgs(process.argv.slice(2));
+const { int, model, seed, json, rehearsalPrompt: variant } = modelBenchArgs(process.argv.slice(2));
 const max = int("max", Number.MAX_SAFE_INTEGER, 1);
 
 const data = buildDemoData(FULL_PLAN, seed);
@@ -41,6 +42,7 @@ try {
     max,
     concurrency: FULL_PLAN.concurrency,
     unseenOnly: true,
+    variant,
   });
   const report = missReport(scored.length, missesOf(scored), logs);
   const tenants = domainTenants(trainTasks);
@@ -49,10 +51,12 @@ try {
     scored,
     tenants,
     FULL_PLAN.concurrency,
+    variant,
   );
   const out = {
     model,
     seed,
+    rehearsal_prompt: variant,
     minutes: (Date.now() - started) / 60000,
     ...report,
     by_tool_hits: fidelityByTool(scored),

@@ -2,14 +2,16 @@
  * Diagnostic: where test-time rehearsal can help a demo policy, and where it loses (issue 11).
  *
  *   npm run bench:testtime-headroom -- --model DIR [--seed 0] [--tasks N] [--attempts 4]
- *        [--samples 4] [--temperature T] [--memory digest|consensus|summary] [--no-guard] [--json]
+ *        [--samples 4] [--temperature T] [--memory digest|consensus|summary] [--no-guard]
+ *        [--rehearsal-prompt compact-related|compact] [--json]
  *
  * DIR is a saved demo model: an arm's `runs/<run>/arms/<arm>/checkpoints/step-N/model` or an SFT
  * checkpoint under `runs/cache`. The tasks are that seed's env-less evaluation tasks (`--tasks N`:
  * N of them spread evenly; default all), run in their real environment three ways: greedy without
  * rehearsal (the demo's `none` row), greedy with `parallel:<attempts>` rehearsal and its note
  * (its `parallel` row; attempts at `--temperature`, the note's `--memory`, defaults the demo's;
- * the committed run guards the domain's writes as the demo's rows do, unless `--no-guard`),
+ * the committed run guards the domain's writes as the demo's rows do, unless `--no-guard`; the
+ * demo's rehearsal prompt, `--rehearsal-prompt compact` for a recipe v16 model),
  * and `--samples` plain runs at that temperature. Prints `measureHeadroom`'s report
  * (src/bench/testtime-headroom.ts): pass_at_samples − none bounds what choosing among the policy's
  * own tries could gain; the attempt figures say whether the rehearsal showed anything to choose
@@ -28,7 +30,7 @@ import { parseMemoryKind } from "../src/testtime/rehearsal-spec.js";
 import type { RehearsalMemoryKind } from "../src/testtime/types.js";
 import { boundedChatModel } from "../src/rollout/bounded-model.js";
 
-const { opt, fail, int, model, seed, json } = modelBenchArgs(process.argv.slice(2));
+const { opt, fail, int, model, seed, json, rehearsalPrompt } = modelBenchArgs(process.argv.slice(2));
 const attempts = int("attempts", 4, 1);
 const samples = int("samples", 4, 1);
 const temperature = Number(opt("temperature") ?? FULL_PLAN.testtimeTemperature ?? 1);
@@ -59,7 +61,7 @@ try {
       boundedChatModel(withCompactTools(worker.client.chatModel()), FULL_PLAN.concurrency),
     ),
     rehearsal: (task) => ({
-      ...testTimeRehearsal("parallel", attempts, temperature, memory),
+      ...testTimeRehearsal("parallel", attempts, temperature, memory, rehearsalPrompt),
       ...(guard ? { guardTools: toolworldWriteTools(task) } : {}),
     }),
     samples,
@@ -72,6 +74,7 @@ try {
     attempts,
     memory,
     guard,
+    rehearsal_prompt: rehearsalPrompt,
     samples,
     temperature,
     minutes: (Date.now() - started) / 60000,

@@ -32,17 +32,14 @@ export interface DemoExperiments {
    * of the logged notes at 0.25: `envace` none 73.0, parallel:4 −7.9 (logged notes: 78.3, −11.2).
    */
   rlOwnNoteShare?: number;
-  /**
-   * The rehearsal prompt of SFT, RL, evaluation and test-time rows (default `compact`).
-   * `compact-related` adds the conversation's earlier calls on the same values (issue 11: the
-   * rehearser never saw the lookup before a write; RESULTS.md).
-   */
-  rehearsalPrompt?: "compact" | "compact-related";
 }
 
-/** The plan's rehearsal prompt: `compact` unless an experiment sets another. */
-export function demoRehearsalPrompt(plan: Pick<DemoPlan, "experiments">): "compact" | "compact-related" {
-  return plan.experiments?.rehearsalPrompt ?? "compact";
+/** The demo's rehearsal prompts: `compact` (recipe v16 and before) and `compact-related` (v17). */
+export type DemoRehearsalPrompt = "compact" | "compact-related";
+
+/** The plan's rehearsal prompt (`compact` where a plan names none, as before recipe v17). */
+export function demoRehearsalPrompt(plan: Pick<DemoPlan, "rehearsalPrompt">): DemoRehearsalPrompt {
+  return plan.rehearsalPrompt ?? "compact";
 }
 
 /** How the SFT logs are pseudonymized (`entity-coverage.ts`). */
@@ -60,6 +57,12 @@ export interface Pseudonyms {
 export interface DemoPlan {
   /** Knobs that only experiments set (RESULTS.md); the rest of the plan is the recipe a user runs. */
   experiments?: DemoExperiments;
+  /**
+   * The rehearsal prompt of SFT, RL, evaluation and test-time rows. `compact-related` (recipe v17)
+   * adds to `compact` the conversation's earlier answered calls on the same argument values; another
+   * prompt means other SFT data, so its own cache key.
+   */
+  rehearsalPrompt?: DemoRehearsalPrompt;
   /** Share of training tasks whose SFT acting examples are renamed logs (`tool-aliases.ts`; 0: none). */
   sftAliasShare?: number;
   /**
@@ -265,6 +268,12 @@ export const FULL_PLAN: DemoPlan = {
   // 32 forbidden-write failures became successes, 3 successes were lost to a write the rehearsal
   // wrongly imagined refused. RESULTS.md (issue 11).
   testtimeGuard: true,
+  // The rehearser also sees the conversation's earlier calls on the call's values (v17, issue 11's
+  // test-time target): under `compact` it answered `freeze_account a72` without the lookup that
+  // said a72 is frozen. Seeds 1–3: refusal recall of forbidden writes (`sft`/`envace`) 53.6/35.7 →
+  // 67.9/67.9 and 55.6/55.6 → 60.0/64.4; `envace` parallel:4 against none +0.7/+17.1/+0.7 →
+  // +2.0/+15.1/+3.9; env-less success 76.3 → 77.4 (sft 58.8 → 59.6); SFT gate GATE_PH (RESULTS.md).
+  rehearsalPrompt: "compact-related",
   curveTasks: 40,
   fidelityCalls: 80,
   concurrency: 64,
@@ -299,6 +308,7 @@ export const QUICK_PLAN: DemoPlan = {
   testtimeMemory: "consensus",
   testtimeAttempts: 2,
   testtimeGuard: true,
+  rehearsalPrompt: "compact-related",
   curveTasks: 4,
   fidelityCalls: 16,
   concurrency: 32,

@@ -5,6 +5,7 @@ import { tenantLines } from "../rollout/rehearsal-prompt.js";
 import { createToolworldEnv, toolworldResultValue } from "../envs/toolworld/index.js";
 import { probeFidelity, type RehearsalProbe, type ScoredProbe } from "./fidelity-probes.js";
 import { callKey, worldKey } from "./worlds.js";
+import type { DemoRehearsalPrompt } from "./layout.js";
 
 /**
  * Why a rehearser gets an unseen call wrong (issue 11: the misses behind the rehearsed-world gap,
@@ -163,6 +164,7 @@ export async function tenantSensitivity(
   scored: readonly ScoredProbe[],
   tenants: ReadonlyMap<string, readonly string[]>,
   concurrency: number,
+  variant: DemoRehearsalPrompt = "compact",
 ): Promise<{ probes: number; changed: number }> {
   const answer = (s: Pick<ScoredProbe, "rehearsed">) =>
     s.rehearsed === undefined ? "" : canonicalJson(s.rehearsed);
@@ -177,7 +179,7 @@ export async function tenantSensitivity(
   const rescored = await probeFidelity(
     policy,
     swapped.map((s) => s.probe),
-    { max: swapped.length, concurrency },
+    { max: swapped.length, concurrency, variant },
   );
   for (const s of rescored) answers[index.get(s.probe)!]!.add(answer(s));
   return { probes: scored.length, changed: answers.filter((a) => a.size > 1).length };

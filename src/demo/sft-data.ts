@@ -59,7 +59,7 @@ export function demoSftExamples(
     /** Share of tasks that add one call logged in another world, answered by theirs (`tenantContrast`; default 0). */
     tenantContrasts?: number;
     /**
-     * The rehearsing examples' prompt (default `compact`; `compact-related` is an experiment). The
+     * The rehearsing examples' prompt (default `compact`; the plan's is `compact-related` from recipe v17). The
      * snapshot listings and tenant contrasts have no conversation: the same under either.
      */
     variant?: "compact" | "compact-related";

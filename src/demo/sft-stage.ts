@@ -6,7 +6,7 @@ import { startWorker } from "../engines/worker-supervisor.js";
 import { runSft, type SftExample, type SftOptions } from "../train/sft.js";
 import { heldBackTasks, type DemoData } from "./data.js";
 import { copyProbes, runCopyCheck, type CopyCheckScore, type CopyProbe } from "./copy-check.js";
-import { demoWorkerArgs, type DemoPlan, type Pseudonyms } from "./layout.js";
+import { demoRehearsalPrompt, demoWorkerArgs, type DemoPlan, type Pseudonyms } from "./layout.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
 import { DAYS, ITEM_COUNT, domainSpec, ids } from "../envs/toolworld/index.js";
@@ -15,7 +15,8 @@ import { DAYS, ITEM_COUNT, domainSpec, ids } from "../envs/toolworld/index.js";
  * Bump when the SFT recipe changes in a way the key's digest of every example does not see (the
  * schedule, the tokenizer), so that cached checkpoints of the old recipe are not reused. Recipes
  * v14 (the copy check and attempts), v15 (more drills: new examples, so new keys) and v16 (tenant
- * contrasts: new examples; smaller micro-batches: the same gradient) left it at 13.
+ * contrasts: new examples; smaller micro-batches: the same gradient) and v17 (the compact-related
+ * rehearsal prompt: new rehearsing examples) left it at 13.
  */
 const SFT_RECIPE_VERSION = 13;
 
@@ -88,7 +89,7 @@ export function demoSftData(
   return demoSftExamples(Object.values(data.train).flat(), seed, {
     ...(experiments.pastAgentHabits ? { habits: experiments.pastAgentHabits } : {}),
     ...(experiments.sftNoteNoise ? { noteNoise: experiments.sftNoteNoise } : {}),
-    ...(experiments.rehearsalPrompt ? { variant: experiments.rehearsalPrompt } : {}),
+    variant: demoRehearsalPrompt(plan),
     ...(plan.sftAliasShare ? { aliasShare: plan.sftAliasShare } : {}),
     ...(coverEntities ? { coverEntities } : {}),
     copyDrills: [

@@ -56,7 +56,7 @@ export interface TestTimeRowsOptions {
    * agent knows change the world, never a task's checklist) its rehearsal saw refused.
    */
   guard?: boolean;
-  /** The rehearsal prompt (default `compact`; `DemoExperiments.rehearsalPrompt`). */
+  /** The rehearsal prompt (default `compact`; the demo passes `DemoPlan.rehearsalPrompt`). */
   promptVariant?: "compact" | "compact-related";
 }
 

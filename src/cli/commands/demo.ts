@@ -73,12 +73,13 @@ export function register(program: Command): void {
     .addOption(
       new Option(
         "--rehearsal-prompt <variant>",
-        "the rehearsal prompt of SFT, RL, evaluation and test-time rows: compact shows the rehearser the " +
-          "call and its tool's logs; compact-related also the conversation's earlier calls on the same " +
-          "values (an experiment: RESULTS.md, issue 11). Another prompt means other SFT data: its own cache key",
+        "the rehearsal prompt of SFT, RL, evaluation and test-time rows: compact-related (recipe v17) " +
+          "shows the rehearser the call, its tool's logs and the conversation's earlier calls on the " +
+          "same values; compact (recipe v16) leaves those calls out. Another prompt means other SFT " +
+          "data: its own cache key",
       )
         .choices(["compact", "compact-related"])
-        .default("compact"),
+        .default("compact-related"),
     )
     .option("--json", "print one results object on stdout (progress stays on stderr)")
     .action(async (flags: DemoFlags) => {
@@ -106,9 +107,7 @@ export function register(program: Command): void {
             ...(arms ? { arms } : {}),
             skipTestTime: !flags.testtime,
             sftOnly: flags.sftOnly === true,
-            ...(flags.rehearsalPrompt === "compact-related"
-              ? { plan: { experiments: { rehearsalPrompt: "compact-related" as const } } }
-              : {}),
+            ...(flags.rehearsalPrompt === "compact" ? { plan: { rehearsalPrompt: "compact" as const } } : {}),
           },
           progress.onEvent,
         );

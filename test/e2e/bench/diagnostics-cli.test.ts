@@ -37,7 +37,9 @@ describe("bench:rehearser-misses", () => {
       by_tool_hits: Record<string, { hits: number; n: number }>;
       tenant_sensitivity: number;
       world_dependent: number;
+      rehearsal_prompt: string;
     };
+    expect(out.rehearsal_prompt).toBe("compact-related"); // the demo's prompt (recipe v17)
     expect(out.probes).toBe(6);
     expect(Object.values(out.by_kind).reduce((a, b) => a + b, 0)).toBe(out.misses);
     const hits = Object.values(out.by_tool_hits).reduce((a, t) => a + t.hits, 0);
@@ -57,10 +59,22 @@ describe("bench:rehearser-misses", () => {
     expect(r.stderr).toContain(message);
   });
 
-  it("refuses --max 0", async () => {
+  it("rehearses a v16 model with --rehearsal-prompt compact: the same probes", async () => {
+    const r = await bench("rehearser-misses.ts", [
+      ...["--model", model, "--seed", "0", "--max", "6", "--rehearsal-prompt", "compact", "--json"],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { probes: number; rehearsal_prompt: string };
+    expect([out.rehearsal_prompt, out.probes]).toEqual(["compact", 6]);
+  });
+
+  it("refuses --max 0 and a prompt the demo does not train", async () => {
     const r = await bench("rehearser-misses.ts", ["--model", model, "--max", "0"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--max must be an integer ≥ 1");
+    const prompt = await bench("rehearser-misses.ts", ["--model", model, "--rehearsal-prompt", "full"]);
+    expect(prompt.code).toBe(2);
+    expect(prompt.stderr).toContain('got "full"');
   });
 });
 
@@ -85,15 +99,15 @@ describe("bench:refusal-recall", () => {
     }
     const byTool = Object.values(out.by_tool);
     expect(byTool.reduce((a, c) => a + c.forbidden + c.allowed, 0)).toBe(8);
-    expect(out.rehearsal_prompt).toBe("compact");
-    // the experiment's prompt scores the same probes
-    const related = await bench("refusal-recall.ts", [
-      ...["--model", model, "--seed", "2", "--max", "8", "--rehearsal-prompt", "compact-related", "--json"],
+    expect(out.rehearsal_prompt).toBe("compact-related"); // the demo's prompt (recipe v17)
+    // v16's prompt scores the same probes
+    const v16 = await bench("refusal-recall.ts", [
+      ...["--model", model, "--seed", "2", "--max", "8", "--rehearsal-prompt", "compact", "--json"],
     ]);
-    expect(related.code, related.stderr).toBe(0);
-    const rel = JSON.parse(related.stdout) as typeof out;
-    expect([rel.rehearsal_prompt, rel.forbidden, rel.allowed]).toEqual([
-      "compact-related",
+    expect(v16.code, v16.stderr).toBe(0);
+    const old = JSON.parse(v16.stdout) as typeof out;
+    expect([old.rehearsal_prompt, old.forbidden, old.allowed]).toEqual([
+      "compact",
       out.forbidden,
       out.allowed,
     ]);
@@ -132,18 +146,22 @@ describe("bench:testtime-headroom", () => {
     expect(out.tasks).toBe(2);
     expect(out.memory).toBe("consensus"); // the demo's test-time memory
     expect(out.guard).toBe(true); // and its commit guard over the domain's writes
+    expect(out.rehearsal_prompt).toBe("compact-related"); // and its rehearsal prompt
     expect(out.imagined_errors_replayed).toBeGreaterThanOrEqual(0);
     expect(out.imagined_errors_confirmed).toBeGreaterThanOrEqual(0);
     expect(out.imagined_errors_confirmed).toBeLessThanOrEqual(1);
     expect(out.rehearsed_turns).toBeGreaterThan(0);
   });
 
-  it("exits 2 without a model, and on an unknown --memory", async () => {
+  it("exits 2 without a model, and on an unknown --memory or --rehearsal-prompt", async () => {
     const r = await bench("testtime-headroom.ts", ["--tasks", "2"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--model DIR is required");
     const bad = await bench("testtime-headroom.ts", ["--model", model, "--memory", "notes"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--memory must be summary, digest or consensus");
+    const prompt = await bench("testtime-headroom.ts", ["--model", model, "--rehearsal-prompt", "full"]);
+    expect(prompt.code).toBe(2);
+    expect(prompt.stderr).toContain("--rehearsal-prompt must be compact or compact-related");
   });
 });

@@ -2,19 +2,23 @@ import { describe, expect, it } from "vitest";
 import type { ChatRequest, ChatResult } from "../../../src/core/model.js";
 import { buildDemoData } from "../../../src/demo/data.js";
 import { probeFidelity, recordedProbes } from "../../../src/demo/fidelity-probes.js";
-import { demoRehearsalPrompt, QUICK_PLAN, type DemoPlan } from "../../../src/demo/layout.js";
+import { demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN, type DemoPlan } from "../../../src/demo/layout.js";
 import { demoSftData } from "../../../src/demo/sft-stage.js";
 import { testTimeRehearsal } from "../../../src/demo/testtime-rows.js";
 
-// DemoExperiments.rehearsalPrompt: the demo's rehearsal prompt in SFT, probes and test time.
-const related: DemoPlan = { ...QUICK_PLAN, experiments: { rehearsalPrompt: "compact-related" } };
+// DemoPlan.rehearsalPrompt: the demo's rehearsal prompt in SFT, probes and test time. Recipe v17's
+// plans show the related calls; `compact` is v16's prompt.
+const related: DemoPlan = QUICK_PLAN;
+const compact: DemoPlan = { ...QUICK_PLAN, rehearsalPrompt: "compact" };
 const userOf = (messages: { role: string; content: string }[]) =>
   messages.find((m) => m.role === "user")!.content;
 
-describe("the demo's rehearsal prompt experiment", () => {
-  it("is compact unless the experiment sets compact-related", () => {
-    expect(demoRehearsalPrompt(QUICK_PLAN)).toBe("compact");
-    expect(demoRehearsalPrompt(related)).toBe("compact-related");
+describe("the demo's rehearsal prompt", () => {
+  it("is compact-related in both plans (recipe v17), compact where a plan names none", () => {
+    expect(demoRehearsalPrompt(FULL_PLAN)).toBe("compact-related");
+    expect(demoRehearsalPrompt(QUICK_PLAN)).toBe("compact-related");
+    expect(demoRehearsalPrompt(compact)).toBe("compact");
+    expect(demoRehearsalPrompt({})).toBe("compact");
     expect(
       testTimeRehearsal("parallel", 2, 0.5, "consensus", demoRehearsalPrompt(related)).promptVariant,
     ).toBe("compact-related");
@@ -23,7 +27,7 @@ describe("the demo's rehearsal prompt experiment", () => {
 
   it("adds the related calls to SFT's rehearsing prompts only: same examples, acting ones untouched", () => {
     const data = buildDemoData(QUICK_PLAN, 5);
-    const plain = demoSftData(data, QUICK_PLAN, 5);
+    const plain = demoSftData(data, compact, 5);
     const withRelated = demoSftData(data, related, 5);
     expect(withRelated.act).toEqual(plain.act);
     expect(withRelated.rehearse).toHaveLength(plain.rehearse.length);
