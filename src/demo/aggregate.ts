@@ -105,8 +105,9 @@ export function armResult(runs: readonly ArmRun[]): ArmResult {
 }
 
 /**
- * The test-time rows of several seeds as one, row by row (same policy, mode and N): success pooled over seeds (`pooled`), each seed's own
- * kept in `success_per_seed`, held calls and real calls summed, tokens per task averaged.
+ * The test-time rows of several seeds as one, row by row (same policy, mode and N): success pooled
+ * over seeds (`pooled`), each seed's own kept in `success_per_seed`, held calls and real calls
+ * summed, tokens per task averaged.
  */
 export function testTimeOverSeeds(bySeed: readonly TestTimeRow[][]): TestTimeRow[] {
   if (bySeed.length <= 1) return bySeed[0] ?? [];

@@ -6,22 +6,25 @@ function pct(m: MeanCIJson | null | undefined): string {
   return m.ci95 === null || Number.isNaN(m.ci95) ? base : `${base} ± ${(100 * m.ci95).toFixed(1)}`;
 }
 
-/** The demo's main table (issue 5) as GitHub markdown, plus the test-time rows. */
+/** A share as a percentage with one decimal; "–" where there is none. */
+function p1(x: number | null): string {
+  return x === null ? "–" : (100 * x).toFixed(1);
+}
+
 /** A test-time row's seeds, each with its change against the policy's none row when given ("–" for one seed). */
 function perSeedCell(seeds?: readonly (number | null)[], none?: readonly (number | null)[]): string {
   if (!seeds) return "–";
-  const p1 = (x: number) => (100 * x).toFixed(1);
   return seeds
     .map((x, k) => {
       const base = none?.[k];
-      if (x === null) return "–";
-      if (base === undefined || base === null) return p1(x);
+      if (x === null || base === undefined || base === null) return p1(x);
       const d = 100 * (x - base);
       return `${p1(x)} (${d >= 0 ? "+" : "−"}${Math.abs(d).toFixed(1)})`;
     })
     .join(" / ");
 }
 
+/** The demo's main table (issue 5) as GitHub markdown, plus the test-time rows. */
 export function resultsMarkdown(r: DemoResults): string {
   const lines = [
     "| arm | env calls in training | success: env domain | success: env-less domains | success: held-out domain | fidelity (answers in prompt) | fidelity (unseen calls) | rehearsed-world success |",
@@ -49,14 +52,11 @@ export function resultsMarkdown(r: DemoResults): string {
       `|${"---|".repeat(seeds.length + 1)}`,
     );
     for (const a of perSeed) {
-      lines.push(
-        `| ${a.name} | ${a.success_per_seed!.envless.map((x) => (x === null ? "–" : (100 * x).toFixed(1))).join(" | ")} |`,
-      );
+      lines.push(`| ${a.name} | ${a.success_per_seed!.envless.map(p1).join(" | ")} |`);
     }
   }
   const transfer = r.arms.filter((a) => a.heldout_first_call);
   if (transfer.length > 0) {
-    const p1 = (x: number) => (100 * x).toFixed(1);
     lines.push(
       "",
       "Held-out domain, first act call (where transfer fails): " +
