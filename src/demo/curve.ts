@@ -6,6 +6,7 @@ import type { Evaluator } from "../train/loop.js";
 import type { EvalMetrics } from "../train/step-metrics.js";
 import type { ArmSpec } from "./arms.js";
 import { runEvalEpisodes, runRehearsedWorld } from "./evaluate.js";
+import type { DemoRehearsalPrompt } from "./layout.js";
 
 /** One point of an arm's success curve: real success, and success in its own rehearsed world. */
 export interface CurvePoint {
@@ -27,7 +28,7 @@ export function curveEvaluator(
   policy: ChatModel,
   tasks: readonly Task[],
   arm: ArmSpec,
-  opts: { concurrency: number; file: string; variant?: "compact" | "compact-related" },
+  opts: { concurrency: number; file: string; variant?: DemoRehearsalPrompt },
 ): Evaluator & { points: CurvePoint[] } {
   mkdirSync(dirname(opts.file), { recursive: true });
   const points: CurvePoint[] = [];

@@ -7,6 +7,7 @@ import { rehearsalResponder } from "../rollout/model-responder.js";
 import { runEpisodes } from "../rollout/scheduler.js";
 import type { Responder } from "../rollout/responder.js";
 import type { EpisodeResult } from "../rollout/types.js";
+import type { DemoRehearsalPrompt } from "./layout.js";
 
 /** Decoding for evaluation: greedy, short (toolworld acts and rehearsals are < 100 tokens). */
 export const EVAL_DECODING = { temperature: 0, maxTokens: 96, maxAssistantTurns: 4, maxParallelCalls: 4 };
@@ -54,7 +55,7 @@ export function runRehearsedWorld(
   policy: ChatModel,
   tasks: readonly Task[],
   concurrency: number,
-  variant: "compact" | "compact-related" = "compact",
+  variant: DemoRehearsalPrompt = "compact",
 ): Promise<EvalOutcome> {
   const responder = rehearsalResponder(policy, {
     variant,

@@ -10,6 +10,7 @@ import { parseExecutionResult } from "../rollout/execution-result.js";
 import type { EpisodeResult } from "../rollout/types.js";
 import { EVAL_DECODING } from "./evaluate.js";
 import { callKey } from "./worlds.js";
+import type { DemoRehearsalPrompt } from "./layout.js";
 
 /** One call to rehearse: the conversation before it, the call, and the response the environment gave. */
 export interface RehearsalProbe {
@@ -27,7 +28,7 @@ export interface FidelityOptions {
   /** Only calls whose answer the prompt's examples do not show (issue 11's `fidelity_unseen`). */
   unseenOnly?: boolean;
   /** The rehearsal prompt (default `compact`, the demo's). */
-  variant?: "compact" | "compact-related";
+  variant?: DemoRehearsalPrompt;
 }
 
 /** Whether the probe's exact call (name and arguments) is among the examples its prompt shows. */
@@ -66,7 +67,7 @@ async function scoreProbes(
   policy: ChatModel,
   probes: readonly RehearsalProbe[],
   concurrency: number,
-  variant: "compact" | "compact-related",
+  variant: DemoRehearsalPrompt,
 ): Promise<{ score: FidelityScore; rehearsed: unknown }[]> {
   return mapConcurrent(probes, concurrency, async (p) => {
     const messages = buildRehearsalPrompt({ ...p, variant });

@@ -21,7 +21,7 @@ import type { ToolCall } from "../core/messages.js";
 import { aliasMap, renameNames } from "./tool-aliases.js";
 import { entityCoverage } from "./entity-coverage.js";
 import { copyDrills } from "./copy-drills.js";
-import type { Pseudonyms } from "./layout.js";
+import type { DemoRehearsalPrompt, Pseudonyms } from "./layout.js";
 
 /**
  * The SFT warm start's data (issues 5 and 11), from recorded traces (and, with `snapshotListings`,
@@ -62,7 +62,7 @@ export function demoSftExamples(
      * The rehearsing examples' prompt (default `compact`; the plan's is `compact-related` from recipe v17). The
      * snapshot listings and tenant contrasts have no conversation: the same under either.
      */
-    variant?: "compact" | "compact-related";
+    variant?: DemoRehearsalPrompt;
   } = {},
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
@@ -302,7 +302,7 @@ function pickRehearsals(candidates: SftExample[], n: number, rand: () => number)
 function probeExample(
   task: Task,
   probe: NonNullable<ReturnType<typeof probeCall>>,
-  variant: "compact" | "compact-related",
+  variant: DemoRehearsalPrompt,
 ): SftExample {
   const env = createToolworldEnv(task);
   const result = toolworldResultValue(env.callSync(probe.call));

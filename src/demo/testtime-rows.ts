@@ -7,6 +7,7 @@ import { meanCI } from "../report/stats.js";
 import { runEpisodeWithRehearsal, type RehearsalEpisodeOptions } from "../testtime/episode.js";
 import type { RehearsalMemoryKind, RehearsalOptions } from "../testtime/types.js";
 import { EVAL_DECODING } from "./evaluate.js";
+import type { DemoRehearsalPrompt } from "./layout.js";
 
 /**
  * The demo's test-time rehearsal options for one mode (`none`, or `n` attempts condensed into a
@@ -17,7 +18,7 @@ export function testTimeRehearsal(
   n: number,
   attemptTemperature: number,
   memory: RehearsalMemoryKind = "digest",
-  promptVariant: "compact" | "compact-related" = "compact",
+  promptVariant: DemoRehearsalPrompt = "compact",
 ): RehearsalOptions {
   return {
     mode,
@@ -57,7 +58,7 @@ export interface TestTimeRowsOptions {
    */
   guard?: boolean;
   /** The rehearsal prompt (default `compact`; the demo passes `DemoPlan.rehearsalPrompt`). */
-  promptVariant?: "compact" | "compact-related";
+  promptVariant?: DemoRehearsalPrompt;
 }
 
 /**
