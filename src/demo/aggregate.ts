@@ -105,23 +105,33 @@ export function armResult(runs: readonly ArmRun[]): ArmResult {
 }
 
 /**
- * The test-time rows of several seeds as one, row by row (same policy, mode and N): success pooled
- * over seeds (`pooled`), each seed's own kept in `success_per_seed`, held calls and real calls
- * summed, tokens per task averaged.
+ * The test-time rows of several seeds as one, row by row (same policy, mode, N, memory and guard,
+ * matched by that key, not by position): success pooled over the seeds that measured the row
+ * (`pooled`; a seed without the row, or whose row has no mean, is left out, not counted as 0),
+ * each seed's own kept in `success_per_seed` (null where a seed has none), held calls and real calls
+ * summed, tokens per task averaged over the seeds that ran the row.
  */
 export function testTimeOverSeeds(bySeed: readonly TestTimeRow[][]): TestTimeRow[] {
   if (bySeed.length <= 1) return bySeed[0] ?? [];
-  return bySeed[0]!.map((row, i) => {
-    const rows = bySeed.map((s) => s[i]!);
+  const keys = [...new Set(bySeed.flatMap((rows) => rows.map(testTimeRowKey)))];
+  return keys.map((key) => {
+    const perSeed = bySeed.map((s) => s.find((r) => testTimeRowKey(r) === key));
+    const rows = perSeed.filter((r) => r !== undefined);
     const held = rows.map((r) => r.held_calls).filter((h) => h !== undefined);
+    const means = rows.map((r) => r.success.mean).filter((m) => m !== null);
     return {
-      ...row,
-      success: pooled(rows.map((r) => [r.success.mean ?? 0])),
+      ...rows[0]!,
+      success: pooled(means.map((m) => [m])),
       // issue 11's test-time target is read per seed: each seed's row stays in the results
-      success_per_seed: rows.map((r) => r.success.mean),
+      success_per_seed: perSeed.map((r) => r?.success.mean ?? null),
       ...(held.length > 0 ? { held_calls: held.reduce((a, h) => a + h, 0) } : {}),
       real_calls_during_rehearsal: rows.reduce((a, r) => a + r.real_calls_during_rehearsal, 0),
       rehearsal_tokens_per_task: rows.reduce((a, r) => a + r.rehearsal_tokens_per_task, 0) / rows.length,
     };
   });
+}
+
+/** What makes two seeds' test-time rows the same row. */
+function testTimeRowKey(r: TestTimeRow): string {
+  return JSON.stringify([r.policy, r.mode, r.n, r.memory ?? null, r.guard ?? false]);
 }

@@ -30,6 +30,31 @@ describe("test-time rows over seeds", () => {
     expect(parallel!.rehearsal_tokens_per_task).toBeCloseTo((2080 + 2052) / 2, 9);
   });
 
+  it("matches rows by policy, mode, N, memory and guard, not by position", () => {
+    const sftNone = { ...row("none", 0.4), policy: "sft" };
+    const [none, parallel, sft] = testTimeOverSeeds([
+      [row("none", 0.75), row("parallel", 0.8, 3)],
+      [
+        { ...sftNone, success: { mean: 0.6, ci95: 0.05, n: 152 } },
+        row("parallel", 0.52, 7),
+        row("none", 0.5),
+      ],
+    ]);
+    expect(none!.success_per_seed).toEqual([0.75, 0.5]);
+    expect(parallel!.success_per_seed).toEqual([0.8, 0.52]);
+    // a row only one seed measured: the other seed's entry is null, and the mean is that seed's
+    expect(sft!.policy).toBe("sft");
+    expect(sft!.success_per_seed).toEqual([null, 0.6]);
+    expect(sft!.success.mean).toBeCloseTo(0.6, 9);
+  });
+
+  it("leaves a seed without a mean out of the pooled success instead of counting it as 0", () => {
+    const empty: TestTimeRow = { ...row("none", 0), success: { mean: null, ci95: null, n: 0 } };
+    const [none] = testTimeOverSeeds([[row("none", 0.75)], [empty], [row("none", 0.5)]]);
+    expect(none!.success.mean).toBeCloseTo(0.625, 9);
+    expect(none!.success_per_seed).toEqual([0.75, null, 0.5]);
+  });
+
   it("leaves one seed's rows as they are", () => {
     expect(testTimeOverSeeds([seeds[0]!])).toEqual(seeds[0]);
   });
