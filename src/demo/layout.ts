@@ -272,7 +272,8 @@ export const FULL_PLAN: DemoPlan = {
   // test-time target): under `compact` it answered `freeze_account a72` without the lookup that
   // said a72 is frozen. Seeds 1–3: refusal recall of forbidden writes (`sft`/`envace`) 53.6/35.7 →
   // 67.9/67.9 and 55.6/55.6 → 60.0/64.4; `envace` parallel:4 against none +0.7/+17.1/+0.7 →
-  // +2.0/+15.1/+3.9; env-less success 76.3 → 77.4 (sft 58.8 → 59.6); SFT gate GATE_PH (RESULTS.md).
+  // +2.0/+15.1/+3.9; env-less success 76.3 → 77.4 (sft 58.8 → 59.6). SFT gate 10 of 10 seeds (seed 5
+  // at its second SFT run, seed 9 at its third; v16: seed 0 at its second). RESULTS.md (issue 11).
   rehearsalPrompt: "compact-related",
   curveTasks: 40,
   fidelityCalls: 80,
