@@ -27,7 +27,7 @@ export interface FidelityOptions {
   concurrency: number;
   /** Only calls whose answer the prompt's examples do not show (issue 11's `fidelity_unseen`). */
   unseenOnly?: boolean;
-  /** The rehearsal prompt (default `compact`, the demo's). */
+  /** The rehearsal prompt (default `compact`; the demo passes `DemoPlan.rehearsalPrompt`). */
   variant?: DemoRehearsalPrompt;
 }
 
