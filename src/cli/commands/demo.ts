@@ -56,7 +56,7 @@ export function register(program: Command): void {
     .option(
       "--jobs <n>",
       "seeds run side by side, results in seed order (each seed holds its own SFT run and workers, " +
-        "~1.2 GB on the tiny model; on 2 cores three full seeds side by side took 86-103 min each under recipe v15, arms one at a time)",
+        "up to ~2.3 GB on the tiny model with two arms at a time; on 2 cores three full seeds side by side took 86-103 min each under recipe v15, arms one at a time)",
       int("--jobs", 1),
       1,
     )
