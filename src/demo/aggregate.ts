@@ -113,15 +113,16 @@ export function armResult(runs: readonly ArmRun[]): ArmResult {
  */
 export function testTimeOverSeeds(bySeed: readonly TestTimeRow[][]): TestTimeRow[] {
   if (bySeed.length <= 1) return bySeed[0] ?? [];
-  const keys = [...new Set(bySeed.flatMap((rows) => rows.map(testTimeRowKey)))];
-  return keys.map((key) => {
-    const perSeed = bySeed.map((s) => s.find((r) => testTimeRowKey(r) === key));
+  const keyed = bySeed.map((rows) => new Map(rows.map((r) => [testTimeRowKey(r), r])));
+  const keys = new Set(keyed.flatMap((seed) => [...seed.keys()]));
+  return [...keys].map((key) => {
+    const perSeed = keyed.map((seed) => seed.get(key));
     const rows = perSeed.filter((r) => r !== undefined);
     const held = rows.map((r) => r.held_calls).filter((h) => h !== undefined);
-    const means = rows.map((r) => r.success.mean).filter((m) => m !== null);
     return {
       ...rows[0]!,
-      success: pooled(means.map((m) => [m])),
+      // over the seeds' means, as `pooled` does for arms
+      success: json(rows.map((r) => r.success.mean).filter((m) => m !== null)),
       // issue 11's test-time target is read per seed: each seed's row stays in the results
       success_per_seed: perSeed.map((r) => r?.success.mean ?? null),
       ...(held.length > 0 ? { held_calls: held.reduce((a, h) => a + h, 0) } : {}),

@@ -1,4 +1,5 @@
 import type { PastAgentHabits } from "../envs/toolworld/index.js";
+import type { RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
 import type { RehearsalMemoryKind } from "../testtime/types.js";
 
 /**
@@ -35,7 +36,7 @@ export interface DemoExperiments {
 }
 
 /** The demo's rehearsal prompts: `compact` (recipe v16 and before) and `compact-related` (v17). */
-export type DemoRehearsalPrompt = "compact" | "compact-related";
+export type DemoRehearsalPrompt = Exclude<RehearsalPromptVariant, "full">;
 
 /** The plan's rehearsal prompt (`compact` where a plan names none, as before recipe v17). */
 export function demoRehearsalPrompt(plan: Pick<DemoPlan, "rehearsalPrompt">): DemoRehearsalPrompt {

@@ -66,6 +66,8 @@ export async function trainArm(
   },
 ): Promise<{ worker: WorkerProcess; policy: ChatModel; training: ArmTraining }> {
   const { plan } = ctx;
+  // One rehearsal prompt for the curve, RL's responder and the policy's own notes: the one SFT taught.
+  const variant = demoRehearsalPrompt(plan);
   // Checkpoints go under the arm's run directory, wherever `--out` puts it.
   const worker = await startWorker({
     model: ctx.sftDir,
@@ -78,7 +80,7 @@ export async function trainArm(
   const curve = curveEvaluator(policy, ctx.curveTasks, arm, {
     concurrency: plan.concurrency,
     file: join(ctx.outDir, "curve.jsonl"),
-    variant: demoRehearsalPrompt(plan),
+    variant,
   });
   try {
     await curve.evaluate(0); // the SFT model: where every arm's curve starts
@@ -90,7 +92,7 @@ export async function trainArm(
 
   let simulator: WorkerProcess | undefined;
   try {
-    const rehearseOpts = { variant: demoRehearsalPrompt(plan), maxTokens: EVAL_DECODING.maxTokens };
+    const rehearseOpts = { variant, maxTokens: EVAL_DECODING.maxTokens };
     let responder: Responder;
     if (arm.mode === "rehearsal") {
       const topP =
@@ -114,7 +116,7 @@ export async function trainArm(
       // per-user-turn cap: under the reference's episode-wide cap (checked only after a reply) a tiny
       // policy that never replies runs up to max_steps (200) model calls per episode
       limits: { ...TRAIN_LIMITS, turn_limit_scope: "user_turn" },
-      rehearsal_prompt: demoRehearsalPrompt(plan),
+      rehearsal_prompt: variant,
       checkpoint_every: plan.rl.steps,
       eval_every: plan.rl.curveEvery,
       seed: ctx.seed + (plan.experiments?.rlSeedOffset ?? 0),
@@ -139,6 +141,7 @@ export async function trainArm(
             plan.testtimeAttempts,
             plan.testtimeTemperature ?? 1,
             plan.testtimeMemory,
+            variant,
           ),
           pool: ctx.tasks,
         },
