@@ -5,7 +5,7 @@
  * any worker starts.
  */
 import { existsSync } from "node:fs";
-import { demoRehearsalPrompt, FULL_PLAN, type DemoRehearsalPrompt } from "../src/demo/layout.js";
+import { DEMO_REHEARSAL_PROMPTS, demoRehearsalPrompt, FULL_PLAN } from "../src/demo/layout.js";
 
 export function benchArgs(argv: readonly string[]) {
   const opt = (name: string): string | undefined => {
@@ -31,11 +31,10 @@ export function modelBenchArgs(argv: readonly string[]) {
   // A saved demo model is rehearsed with the prompt it was trained with: the demo's own by default
   // (`compact-related` since recipe v17), `--rehearsal-prompt compact` for a v16 model.
   const prompt = args.opt("rehearsal-prompt") ?? demoRehearsalPrompt(FULL_PLAN);
-  const rehearsalPrompt: DemoRehearsalPrompt =
-    prompt === "compact" || prompt === "compact-related"
-      ? prompt
-      : args.fail(
-          `--rehearsal-prompt must be compact or compact-related (the demo's prompts), got "${prompt}"`,
-        );
+  const rehearsalPrompt =
+    DEMO_REHEARSAL_PROMPTS.find((p) => p === prompt) ??
+    args.fail(
+      `--rehearsal-prompt must be ${DEMO_REHEARSAL_PROMPTS.join(" or ")} (the demo's prompts), got "${prompt}"`,
+    );
   return { ...args, model, rehearsalPrompt };
 }

@@ -28,7 +28,7 @@ export function curveEvaluator(
   policy: ChatModel,
   tasks: readonly Task[],
   arm: ArmSpec,
-  opts: { concurrency: number; file: string; variant?: DemoRehearsalPrompt },
+  opts: { concurrency: number; file: string; variant: DemoRehearsalPrompt },
 ): Evaluator & { points: CurvePoint[] } {
   mkdirSync(dirname(opts.file), { recursive: true });
   const points: CurvePoint[] = [];

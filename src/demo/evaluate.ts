@@ -55,7 +55,7 @@ export function runRehearsedWorld(
   policy: ChatModel,
   tasks: readonly Task[],
   concurrency: number,
-  variant: DemoRehearsalPrompt = "compact",
+  variant: DemoRehearsalPrompt,
 ): Promise<EvalOutcome> {
   const responder = rehearsalResponder(policy, {
     variant,

@@ -27,8 +27,8 @@ export interface FidelityOptions {
   concurrency: number;
   /** Only calls whose answer the prompt's examples do not show (issue 11's `fidelity_unseen`). */
   unseenOnly?: boolean;
-  /** The rehearsal prompt (default `compact`; the demo passes `DemoPlan.rehearsalPrompt`). */
-  variant?: DemoRehearsalPrompt;
+  /** The rehearsal prompt (the demo passes `DemoPlan.rehearsalPrompt`). */
+  variant: DemoRehearsalPrompt;
 }
 
 /** Whether the probe's exact call (name and arguments) is among the examples its prompt shows. */
@@ -80,7 +80,10 @@ async function scoreProbes(
 }
 
 /** The probes the options select: unseen ones only if asked, then at most `max`, spread over the domains. */
-export function selectProbes(probes: readonly RehearsalProbe[], opts: FidelityOptions): RehearsalProbe[] {
+export function selectProbes(
+  probes: readonly RehearsalProbe[],
+  opts: Pick<FidelityOptions, "max" | "unseenOnly">,
+): RehearsalProbe[] {
   const eligible = opts.unseenOnly === true ? probes.filter((p) => !answerInPrompt(p)) : probes;
   return spreadAcrossDomains(eligible, opts.max);
 }
@@ -148,7 +151,7 @@ export async function probeFidelity(
 ): Promise<ScoredProbe[]> {
   const picked = selectProbes(probes, opts);
   const fresh = picked.filter((p) => !known.has(p));
-  const scored = await scoreProbes(policy, fresh, opts.concurrency, opts.variant ?? "compact");
+  const scored = await scoreProbes(policy, fresh, opts.concurrency, opts.variant);
   fresh.forEach((p, i) => known.set(p, scored[i]!));
   return picked.map((p) => ({ tool: p.call.name, probe: p, ...known.get(p)! }));
 }

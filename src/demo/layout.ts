@@ -1,6 +1,6 @@
 import type { PastAgentHabits } from "../envs/toolworld/index.js";
-import type { RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
-import type { RehearsalMemoryKind } from "../testtime/types.js";
+import { REHEARSAL_PROMPT_VARIANTS, type RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
+import type { CommitReply, RehearsalMemoryKind } from "../testtime/types.js";
 
 /**
  * The demo's scenario (issue 5): executable environments are scarce. Of the three training
@@ -37,6 +37,11 @@ export interface DemoExperiments {
 
 /** The demo's rehearsal prompts: `compact` (recipe v16 and before) and `compact-related` (v17). */
 export type DemoRehearsalPrompt = Exclude<RehearsalPromptVariant, "full">;
+
+/** The names of the demo's rehearsal prompts (`full`, the reference's, is too long for the tiny model). */
+export const DEMO_REHEARSAL_PROMPTS: readonly DemoRehearsalPrompt[] = REHEARSAL_PROMPT_VARIANTS.filter(
+  (v): v is DemoRehearsalPrompt => v !== "full",
+);
 
 /** The plan's rehearsal prompt (`compact` where a plan names none, as before recipe v17). */
 export function demoRehearsalPrompt(plan: Pick<DemoPlan, "rehearsalPrompt">): DemoRehearsalPrompt {
@@ -154,6 +159,8 @@ export interface DemoPlan {
    * (`RehearsalOptions.guardTools`); the rows say so (`guard`, `held_calls`).
    */
   testtimeGuard?: boolean;
+  /** Where the test-time rows' committed replies come from (`RehearsalOptions.commitReply`; default `noted`). */
+  testtimeCommitReply?: CommitReply;
   /** Env-less evaluation tasks the success curve runs at each of its points. */
   curveTasks: number;
   /** Calls per fidelity set (recorded, own, unseen), taken from the env-less domains in turn. */

@@ -164,7 +164,7 @@ export async function tenantSensitivity(
   scored: readonly ScoredProbe[],
   tenants: ReadonlyMap<string, readonly string[]>,
   concurrency: number,
-  variant: DemoRehearsalPrompt = "compact",
+  variant: DemoRehearsalPrompt,
 ): Promise<{ probes: number; changed: number }> {
   const answer = (s: Pick<ScoredProbe, "rehearsed">) =>
     s.rehearsed === undefined ? "" : canonicalJson(s.rehearsed);

@@ -18,7 +18,7 @@ import { withCompactTools } from "./policy-view.js";
 import { curveEvaluator } from "./curve.js";
 import { tasksWithLoggedNotes } from "./rehearsal-notes.js";
 import { withOwnRehearsalNotes } from "./own-rehearsal-notes.js";
-import { testTimeRehearsal } from "./testtime-rows.js";
+import { planTestTimeRehearsal } from "./testtime-rows.js";
 
 /** Training rollouts' limits: toolworld acts and rehearsals are short. */
 const TRAIN_LIMITS = { max_assistant_turns: 4, max_parallel_calls: 4, context_budget: 1024, max_tokens: 96 };
@@ -136,13 +136,7 @@ export async function trainArm(
           policy,
           share: plan.experiments?.rlOwnNoteShare ?? 0,
           seed: ctx.seed,
-          rehearsal: testTimeRehearsal(
-            "parallel",
-            plan.testtimeAttempts,
-            plan.testtimeTemperature ?? 1,
-            plan.testtimeMemory,
-            variant,
-          ),
+          rehearsal: planTestTimeRehearsal(plan),
           pool: ctx.tasks,
         },
       ),

@@ -6,11 +6,11 @@ import type { CopyCheckScore } from "./copy-check.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
 import { buildDemoData, spread, type DemoData } from "./data.js";
 import { evaluateArm } from "./evaluate-arm.js";
-import { demoRehearsalPrompt, type DemoPlan } from "./layout.js";
+import { type DemoPlan } from "./layout.js";
 import type { DemoEvent } from "./pipeline.js";
 import { armOutDir, trainArm } from "./run-arm.js";
 import { sftCheckpoint, type SftStageResult } from "./sft-stage.js";
-import { testTimeRows } from "./testtime-rows.js";
+import { planTestTimeChoices, testTimeRows } from "./testtime-rows.js";
 
 /**
  * The SFT gate: RL on a model that cannot copy ids, or whose rehearsals of calls it was not shown
@@ -142,12 +142,10 @@ async function trainAndEvaluateArm(
       onEvent({ kind: "stage", seed, stage: `test-time rehearsal ${spec.name}` });
       testtime.push(
         ...(await testTimeRows(spec.name, policy, data.eval.envless, {
+          ...planTestTimeChoices(plan),
           n: plan.testtimeAttempts,
           concurrency: plan.concurrency,
-          ...(plan.testtimeTemperature !== undefined ? { attemptTemperature: plan.testtimeTemperature } : {}),
-          ...(plan.testtimeMemory ? { memory: plan.testtimeMemory } : {}),
           guard: plan.testtimeGuard === true,
-          promptVariant: demoRehearsalPrompt(plan),
         })),
       );
     }

@@ -59,14 +59,14 @@ export function demoSftExamples(
     /** Share of tasks that add one call logged in another world, answered by theirs (`tenantContrast`; default 0). */
     tenantContrasts?: number;
     /**
-     * The rehearsing examples' prompt (default `compact`; the plan's is `compact-related` from recipe v17). The
-     * snapshot listings and tenant contrasts have no conversation: the same under either.
+     * The rehearsing examples' prompt (the plan's: `compact-related` from recipe v17). The snapshot
+     * listings and tenant contrasts have no conversation: the same under either.
      */
-    variant?: DemoRehearsalPrompt;
-  } = {},
+    variant: DemoRehearsalPrompt;
+  },
 ): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
-  const variant = opts.variant ?? "compact";
+  const variant = opts.variant;
   const lentPerTask = opts.lentPerTask ?? DEMO_LENT_REHEARSE_PER_TASK;
   const byWorld = tasksByWorld(tasks);
   const noteShare = opts.noteShare ?? DEMO_NOTE_SHARE;

@@ -5,29 +5,65 @@ import { createToolworldEnv, toolworldWriteTools } from "../envs/toolworld/index
 import type { TestTimeRow } from "../report/results.js";
 import { meanCI } from "../report/stats.js";
 import { runEpisodeWithRehearsal, type RehearsalEpisodeOptions } from "../testtime/episode.js";
-import type { RehearsalMemoryKind, RehearsalOptions } from "../testtime/types.js";
+import type { CommitReply, RehearsalMemoryKind, RehearsalOptions } from "../testtime/types.js";
 import { EVAL_DECODING } from "./evaluate.js";
-import type { DemoRehearsalPrompt } from "./layout.js";
+import { demoRehearsalPrompt, type DemoPlan, type DemoRehearsalPrompt } from "./layout.js";
+
+/** What the demo chooses for test-time rehearsal besides its mode and attempts (all required). */
+export interface DemoTestTimeChoices {
+  /** Sampling temperature of the imagined attempts (acting and rehearsing). */
+  attemptTemperature: number;
+  /** How the attempts become the note. */
+  memory: RehearsalMemoryKind;
+  /** The rehearsal prompt: the plan's, or the saved model's own. */
+  promptVariant: DemoRehearsalPrompt;
+  /** Where the committed run's replies come from (`RehearsalOptions.commitReply`). */
+  commitReply: CommitReply;
+}
 
 /**
  * The demo's test-time rehearsal options for one mode (`none`, or `n` attempts condensed into a
- * note: `memory`, default a digest of them all), its attempts sampled at `attemptTemperature`.
+ * note), with evaluation decoding's limits.
  */
 export function testTimeRehearsal(
   mode: RehearsalOptions["mode"],
   n: number,
-  attemptTemperature: number,
-  memory: RehearsalMemoryKind = "digest",
-  promptVariant: DemoRehearsalPrompt = "compact",
+  c: DemoTestTimeChoices,
 ): RehearsalOptions {
   return {
     mode,
-    ...(mode === "none" ? {} : { n, memory }),
-    promptVariant,
+    ...(mode === "none" ? {} : { n, memory: c.memory }),
+    promptVariant: c.promptVariant,
     maxTokensPerCall: EVAL_DECODING.maxTokens,
     maxStepsPerAttempt: EVAL_DECODING.maxAssistantTurns,
-    temperature: attemptTemperature,
+    temperature: c.attemptTemperature,
+    ...(mode === "none" || c.commitReply === "noted" ? {} : { commitReply: c.commitReply }),
   };
+}
+
+type TestTimePlan = Pick<
+  DemoPlan,
+  "testtimeTemperature" | "testtimeMemory" | "rehearsalPrompt" | "testtimeCommitReply"
+>;
+
+/** The plan's test-time choices (its defaults: temperature 1, a digest note, replies as noted). */
+export function planTestTimeChoices(plan: TestTimePlan): DemoTestTimeChoices {
+  return {
+    attemptTemperature: plan.testtimeTemperature ?? 1,
+    memory: plan.testtimeMemory ?? "digest",
+    promptVariant: demoRehearsalPrompt(plan),
+    commitReply: plan.testtimeCommitReply ?? "noted",
+  };
+}
+
+/**
+ * The plan's `parallel` test-time rehearsal (its attempts and choices): the demo's `parallel`
+ * rows, and the policy's own notes in RL (`withOwnRehearsalNotes`).
+ */
+export function planTestTimeRehearsal(
+  plan: TestTimePlan & Pick<DemoPlan, "testtimeAttempts">,
+): RehearsalOptions {
+  return testTimeRehearsal("parallel", plan.testtimeAttempts, planTestTimeChoices(plan));
 }
 
 /** Everything of a test-time episode but its rehearsal: evaluation decoding, the real toolworld. */
@@ -43,22 +79,16 @@ export function testTimeEpisode(policy: ChatModel): Omit<RehearsalEpisodeOptions
   };
 }
 
-export interface TestTimeRowsOptions {
+export interface TestTimeRowsOptions extends DemoTestTimeChoices {
   /** Imagined attempts per rehearsal. */
   n: number;
   /** Model calls in flight (split over the attempts). */
   concurrency: number;
-  /** Sampling temperature of the imagined attempts (acting and rehearsing; default 1). */
-  attemptTemperature?: number;
-  /** Default `digest`. */
-  memory?: RehearsalMemoryKind;
   /**
    * The committed run holds back the domain's writes (`toolworldWriteTools`: the tools a deployed
    * agent knows change the world, never a task's checklist) its rehearsal saw refused.
    */
   guard?: boolean;
-  /** The rehearsal prompt (default `compact`; the demo passes `DemoPlan.rehearsalPrompt`). */
-  promptVariant?: DemoRehearsalPrompt;
 }
 
 /**
@@ -75,9 +105,8 @@ export async function testTimeRows(
   o: TestTimeRowsOptions,
 ): Promise<TestTimeRow[]> {
   const rows: TestTimeRow[] = [];
-  const memory = o.memory ?? "digest";
   for (const mode of ["none", "parallel", "sequential"] as const) {
-    const rehearsal = testTimeRehearsal(mode, o.n, o.attemptTemperature ?? 1, memory, o.promptVariant);
+    const rehearsal = testTimeRehearsal(mode, o.n, o);
     const guarded = o.guard === true && mode !== "none";
     const results = await mapConcurrent(
       tasks,
@@ -93,8 +122,14 @@ export async function testTimeRows(
       policy: policyName,
       mode,
       n: mode === "none" ? 0 : o.n,
-      ...(mode === "none" ? {} : { memory }),
+      ...(mode === "none" ? {} : { memory: o.memory }),
       ...(guarded ? { guard: true, held_calls: results.reduce((a, r) => a + r.rehearsal.heldCalls, 0) } : {}),
+      ...(rehearsal.commitReply === "real" || rehearsal.commitReply === "agreed"
+        ? {
+            commit_reply: rehearsal.commitReply,
+            replaced_replies: results.reduce((a, r) => a + r.rehearsal.replacedReplies, 0),
+          }
+        : {}),
       success: { mean: success.mean, ci95: Number.isNaN(success.ci95) ? null : success.ci95, n: success.n },
       real_calls_during_rehearsal: results.reduce((a, r) => a + r.rehearsal.realCallsDuringRehearsal, 0),
       rehearsal_tokens_per_task:

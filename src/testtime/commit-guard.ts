@@ -4,6 +4,8 @@ import { readActOutput } from "../rollout/act-output.js";
 import type { ToolCallRecord } from "../rollout/types.js";
 import { consensusPlan, isErrorResult, refusedCalls, toolCallKey } from "./consensus.js";
 import { countRehearsalCall } from "./metered-model.js";
+import { committedReplies } from "./committed-reply.js";
+import type { Rehearsal } from "./rehearse.js";
 import type { RehearsalAttempt, RehearsalOptions, RehearsalStats } from "./types.js";
 
 /** What one rehearsal tells the committed run not to do, and what to say instead. */
@@ -104,23 +106,43 @@ function imaginedRefusal(content: string, held: readonly ToolCall[], guard: Comm
 }
 
 /**
- * The actor of a committed run under `options.guardTools` (the policy itself when none are
- * given), and where each rehearsal's attempts go to set its guard. Held-back calls and fallbacks
- * are counted in `stats`, and the asks again in its calls and tokens: they are rehearsal's cost.
+ * The actor of a committed run: behind the rehearsal's guard under `options.guardTools`, its
+ * replies resting on the real conversation under `options.commitReply` (`committedReplies`); the
+ * policy itself when neither is asked for. `observe` takes each rehearsal as it completes (its
+ * attempts set the guard and vote on replies, its note is the one left out). Held-back calls, fallbacks and rewritten
+ * replies are counted in `stats`, and the extra model calls in its calls and tokens: they are
+ * rehearsal's cost.
  */
 export function committedActor(
   policy: ChatModel,
   options: RehearsalOptions,
   stats: RehearsalStats,
-): { actor: ChatModel; observe: (attempts: readonly RehearsalAttempt[]) => void } {
+): { actor: ChatModel; observe: (rehearsal: Pick<Rehearsal, "attempts" | "note">) => void } {
   const tools = new Set(options.guardTools ?? []);
-  if (tools.size === 0 || options.mode === "none") return { actor: policy, observe: () => {} };
+  if (options.mode === "none") return { actor: policy, observe: () => {} };
   let guard = NO_GUARD;
-  const actor = guardedActor(policy, {
-    current: () => guard,
-    onHeld: (calls) => (stats.heldCalls += calls.length),
-    onFallback: () => stats.guardFallbacks++,
-    onAsk: (request, result) => countRehearsalCall(stats, request, result, "guard"),
-  });
-  return { actor, observe: (attempts) => (guard = commitGuard(attempts, tools)) };
+  let note: string | undefined;
+  let attempts: readonly RehearsalAttempt[] = [];
+  const guarded =
+    tools.size === 0
+      ? policy
+      : guardedActor(policy, {
+          current: () => guard,
+          onHeld: (calls) => (stats.heldCalls += calls.length),
+          onFallback: () => stats.guardFallbacks++,
+          onAsk: (request, result) => countRehearsalCall(stats, request, result, "guard"),
+        });
+  const kind = options.commitReply ?? "noted";
+  const actor =
+    kind === "noted"
+      ? guarded
+      : committedReplies(guarded, policy, { kind, note: () => note, attempts: () => attempts }, stats);
+  return {
+    actor,
+    observe: (r) => {
+      if (tools.size > 0) guard = commitGuard(r.attempts, tools);
+      note = r.note;
+      attempts = r.attempts;
+    },
+  };
 }

@@ -43,7 +43,7 @@ export async function runEpisodeWithRehearsal(
     phase,
     onRehearsal: (r) => {
       rehearsals.push(r);
-      commit.observe(r.rehearsal.attempts);
+      commit.observe(r.rehearsal);
     },
     ...(opts.signal ? { signal: opts.signal } : {}),
   });

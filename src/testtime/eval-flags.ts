@@ -1,5 +1,10 @@
 import { EnvaceError } from "../core/errors.js";
-import { parseMemoryKind, parseRehearsalScope, parseRehearsalSpec } from "./rehearsal-spec.js";
+import {
+  parseCommitReply,
+  parseMemoryKind,
+  parseRehearsalScope,
+  parseRehearsalSpec,
+} from "./rehearsal-spec.js";
 import { REHEARSAL_PROMPT_VARIANTS, type RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
 import type { RehearsalOptions } from "./types.js";
 
@@ -24,6 +29,8 @@ export interface RehearsalEvalFlags {
    * them refused; `writes`: the bench's own state-changing tools (`guardsWrites`).
    */
   guardTools?: string;
+  /** Where the committed run's replies come from: `noted` | `real` | `agreed` (default noted). */
+  commitReply?: string;
   /** A saved model directory, run through the worker (instead of --endpoint/--model). */
   checkpoint?: string;
 }
@@ -43,11 +50,12 @@ export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
     (o.memory !== undefined ||
       o.rehearsalScope !== undefined ||
       o.rehearsalUserReplies !== undefined ||
-      o.guardTools !== undefined)
+      o.guardTools !== undefined ||
+      o.commitReply !== undefined)
   ) {
     throw new EnvaceError(
       "INVALID_CONFIG",
-      "--memory, --rehearsal-scope, --rehearsal-user-replies and --guard-tools need --rehearsal parallel:N or sequential:N",
+      "--memory, --rehearsal-scope, --rehearsal-user-replies, --guard-tools and --commit-reply need --rehearsal parallel:N or sequential:N",
     );
   }
   const guardTools =
@@ -70,6 +78,7 @@ export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
     ...(promptVariant ? { promptVariant } : {}),
     ...(userReplies !== undefined ? { userReplies } : {}),
     ...(guardTools ? { guardTools } : {}),
+    ...(o.commitReply !== undefined ? { commitReply: parseCommitReply(o.commitReply) } : {}),
   };
 }
 

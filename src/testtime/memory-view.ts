@@ -16,6 +16,16 @@ export function withMemory(messages: readonly Message[], note: string | undefine
   return [{ role: "system", content: note }, ...messages];
 }
 
+/** The messages as they were before `withMemory(messages, note)` (unchanged where the note is not there). */
+export function withoutMemory(messages: readonly Message[], note: string | undefined): Message[] {
+  const first = messages[0];
+  if (!note || first?.role !== "system" || !first.content) return messages.slice();
+  if (first.content === note) return messages.slice(1);
+  const suffix = `\n\n${note}`;
+  if (!first.content.endsWith(suffix)) return messages.slice();
+  return [{ ...first, content: first.content.slice(0, -suffix.length) }, ...messages.slice(1)];
+}
+
 export const MEMORY_HEADER = "# Private rehearsal notes";
 
 /** The note's fixed warning (exported so that tests can check renamed SFT logs leave it whole). */

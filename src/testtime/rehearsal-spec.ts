@@ -1,5 +1,5 @@
 import { EnvaceError } from "../core/errors.js";
-import type { RehearsalMemoryKind, RehearsalMode, RehearsalScope } from "./types.js";
+import type { CommitReply, RehearsalMemoryKind, RehearsalMode, RehearsalScope } from "./types.js";
 
 /** Reads `none`, `parallel:N` or `sequential:N` (N ≥ 1; `parallel` alone means N = 1). */
 export function parseRehearsalSpec(spec: string): { mode: RehearsalMode; n: number } {
@@ -22,4 +22,9 @@ export function parseMemoryKind(v: string): RehearsalMemoryKind {
 export function parseRehearsalScope(v: string): RehearsalScope {
   if (v === "turn" || v === "action") return v;
   throw new EnvaceError("INVALID_CONFIG", `--rehearsal-scope must be turn or action, got "${v}"`);
+}
+
+export function parseCommitReply(v: string): CommitReply {
+  if (v === "noted" || v === "real" || v === "agreed") return v;
+  throw new EnvaceError("INVALID_CONFIG", `--commit-reply must be noted, real or agreed, got "${v}"`);
 }

@@ -64,7 +64,7 @@ export async function rehearseThenCommit(input: RehearseThenCommitInput): Promis
     phase,
     onRehearsal: (r) => {
       rehearsals.push(r);
-      commit.observe(r.rehearsal.attempts);
+      commit.observe(r.rehearsal);
     },
     ...(input.signal ? { signal: input.signal } : {}),
   });

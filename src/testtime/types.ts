@@ -9,6 +9,8 @@ export type RehearsalMode = "none" | "parallel" | "sequential";
  * (`consensusPlan`).
  */
 export type RehearsalMemoryKind = "summary" | "digest" | "consensus";
+/** Where the committed run's replies come from (`RehearsalOptions.commitReply`). */
+export type CommitReply = "noted" | "real" | "agreed";
 /** Rehearse once per user turn (before its first real action), or before every real action. */
 export type RehearsalScope = "turn" | "action";
 
@@ -48,6 +50,15 @@ export interface RehearsalOptions {
    * imagined and asked again, then given the rehearsal's reply. Default: none (no guard).
    */
   guardTools?: readonly string[];
+  /**
+   * Where the committed run's replies come from (default `noted`: the actor reading the note). The
+   * note steers the run's calls, not its words: `real` writes the reply again from the real
+   * conversation alone (the note left out); `agreed` also lets the attempts that made exactly the
+   * turn's real calls and imagined exactly their results vote, their most common reply winning
+   * (ties: the real one). Either way the reply written with the note stands where, without it, the
+   * actor would call a tool instead.
+   */
+  commitReply?: CommitReply;
 }
 
 /** How an imagined attempt ended. */
@@ -105,9 +116,10 @@ export interface RehearsalStats {
   attempts: number;
   /**
    * Model calls made for rehearsal, by kind: `guard` counts the committed run's asks again after a
-   * held-back call (`guardTools`), which the committed run would not make without the rehearsal.
+   * held-back call (`guardTools`), which the committed run would not make without the rehearsal;
+   * `reply` the replies written again without the note (`commitReply`).
    */
-  calls: { act: number; rehearse: number; summary: number; guard: number };
+  calls: { act: number; rehearse: number; summary: number; guard: number; reply: number };
   tokens: { prompt: number; completion: number; total: number };
   attemptEnds: Partial<Record<AttemptEnd, number>>;
   /** Summaries that failed or came back empty and were replaced by the digest. */
@@ -122,6 +134,8 @@ export interface RehearsalStats {
   heldCalls: number;
   /** Times the actor insisted on a held-back call and the rehearsal's reply was committed instead. */
   guardFallbacks: number;
+  /** Replies written again without the note that differ from the one written with it (`commitReply`). */
+  replacedReplies: number;
 }
 
 export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
@@ -133,7 +147,7 @@ export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
     phases: 0,
     skipped: 0,
     attempts: 0,
-    calls: { act: 0, rehearse: 0, summary: 0, guard: 0 },
+    calls: { act: 0, rehearse: 0, summary: 0, guard: 0, reply: 0 },
     tokens: { prompt: 0, completion: 0, total: 0 },
     attemptEnds: {},
     summaryFallbacks: 0,
@@ -142,6 +156,7 @@ export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
     imaginedUserCalls: 0,
     heldCalls: 0,
     guardFallbacks: 0,
+    replacedReplies: 0,
   };
 }
 
@@ -154,6 +169,7 @@ export function addRehearsalStats(a: RehearsalStats, b: RehearsalStats): Rehears
   a.calls.rehearse += b.calls.rehearse;
   a.calls.summary += b.calls.summary;
   a.calls.guard += b.calls.guard;
+  a.calls.reply += b.calls.reply;
   a.tokens.prompt += b.tokens.prompt;
   a.tokens.completion += b.tokens.completion;
   a.tokens.total += b.tokens.total;
@@ -165,13 +181,14 @@ export function addRehearsalStats(a: RehearsalStats, b: RehearsalStats): Rehears
   a.imaginedUserCalls += b.imaginedUserCalls;
   a.heldCalls += b.heldCalls;
   a.guardFallbacks += b.guardFallbacks;
+  a.replacedReplies += b.replacedReplies;
   return a;
 }
 
 /** All model calls made for rehearsal, of every kind. */
 export function rehearsalCallCount(stats: RehearsalStats): number {
   const c = stats.calls;
-  return c.act + c.rehearse + c.summary + c.guard;
+  return c.act + c.rehearse + c.summary + c.guard + c.reply;
 }
 
 /** A bench summary's `rehearsal` field (snake_case, as `--json` prints it). */
@@ -186,6 +203,8 @@ export interface RehearsalReport {
   /** Calls the commit guard held back (`guardTools`), and fallbacks to the rehearsal's reply. */
   held_calls: number;
   guard_fallbacks: number;
+  /** Replies written again without the note that changed the committed reply (`commitReply`). */
+  replaced_replies: number;
   tokens: RehearsalStats["tokens"];
   calls: RehearsalStats["calls"];
   attempts: number;
@@ -204,6 +223,7 @@ export function rehearsalReport(total: RehearsalStats, episodes: number): Rehear
     imagined_user_calls: total.imaginedUserCalls,
     held_calls: total.heldCalls,
     guard_fallbacks: total.guardFallbacks,
+    replaced_replies: total.replacedReplies,
     tokens: total.tokens,
     calls: total.calls,
     attempts: total.attempts,

@@ -104,7 +104,7 @@ export class RehearsingTau2Agent implements Tau2Agent {
             }),
           );
           session.rehearsals.push(r);
-          commit.observe(r.attempts);
+          commit.observe(r);
           note = r.note;
         }
         session.stats.realCallsDuringRehearsal = session.phase.realCalls;

@@ -59,7 +59,7 @@ export class RehearsingVitaAgent implements VitaAgent {
             options: this.rehearsal,
             stats: session.stats,
           });
-          commit.observe(r.attempts);
+          commit.observe(r);
           note = r.note;
         }
         const out = await commit.actor.chat({

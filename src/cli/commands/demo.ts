@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ensureWorkerEnv } from "../../engines/worker-env.js";
 import { armSpecs, type ArmName } from "../../demo/arms.js";
 import { runDemo, type DemoEvent } from "../../demo/pipeline.js";
+import { DEMO_REHEARSAL_PROMPTS, demoRehearsalPrompt, FULL_PLAN } from "../../demo/layout.js";
 import { resultsMarkdown } from "../../report/markdown.js";
 
 interface DemoFlags {
@@ -78,8 +79,8 @@ export function register(program: Command): void {
           "same values; compact (recipe v16) leaves those calls out. Another prompt means other SFT " +
           "data: its own cache key",
       )
-        .choices(["compact", "compact-related"])
-        .default("compact-related"),
+        .choices(DEMO_REHEARSAL_PROMPTS)
+        .default(demoRehearsalPrompt(FULL_PLAN)),
     )
     .option("--json", "print one results object on stdout (progress stays on stderr)")
     .action(async (flags: DemoFlags) => {

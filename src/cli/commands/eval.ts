@@ -111,6 +111,10 @@ export function register(program: Command): void {
       "--guard-tools <names>",
       "commit guard: comma-separated side-effecting tools the committed run will not call with arguments the rehearsal saw refused in most attempts that made them (the actor sees the imagined refusal and answers again; held_calls in --json); writes: the bench's own state-changing tools (tau2, vita, toolworld)",
     )
+    .option(
+      "--commit-reply <kind>",
+      "where the committed run's replies come from: noted (the actor reading the rehearsal note; default) | real (written again from the real conversation, the note left out: the note steers calls, replies state real results) | agreed (real, outvoted by the attempts that made the turn's real calls and imagined exactly their results)",
+    )
     .option("--checkpoint <dir>", "a saved model directory, served by a worker started for this run")
     .option(
       "--bfcl-mode <mode>",

@@ -124,6 +124,45 @@ describe("envace eval --bench tau2:mock --rehearsal (mock agent and user endpoin
     300_000,
   );
 
+  it("--commit-reply real: the committed reply is written again without the note, and counted", async () => {
+    // with the note in its system message the agent words its reply otherwise
+    const agent = await startMockOpenAIServer({
+      handler: (b) => {
+        const reply = agentHandler(b);
+        return isCommitted(b) && typeof reply === "string" && !isRehearse(b) ? `(noted) ${reply}` : reply;
+      },
+    });
+    const user = await startCreateTaskUser();
+    try {
+      const { stdout } = await promisify(execFile)(
+        "npx",
+        [
+          ...evalCreateTaskArgs(agent.baseURL, user.baseURL),
+          ...["--rehearsal", "parallel:2", "--memory", "consensus", "--commit-reply", "real"],
+        ],
+        { cwd: root, encoding: "utf8", timeout: 300_000 },
+      );
+      const s = JSON.parse(stdout) as {
+        results: Array<Record<string, unknown>>;
+        rehearsal: {
+          replaced_replies: number;
+          calls: { reply: number };
+          real_calls_during_rehearsal: number;
+        };
+      };
+      expect(s.results[0]).toMatchObject({ task_id: "create_task_1", reward: 1, real_calls: 1 });
+      expect(s.rehearsal).toMatchObject({ replaced_replies: 1, real_calls_during_rehearsal: 0 });
+      expect(s.rehearsal.calls.reply).toBe(1);
+      // what the user was told: the reply written without the note
+      const told = user.requests.flatMap((r) => r.body.messages.map((m) => m.content ?? ""));
+      expect(told.some((c) => c.includes("Created the task Important Meeting."))).toBe(true);
+      expect(told.some((c) => c.includes("(noted)"))).toBe(false);
+    } finally {
+      await agent.close();
+      await user.close();
+    }
+  }, 300_000);
+
   it("--guard-tools with a tool the domain does not have exits 2 before any model call", async () => {
     const agent = await startMockOpenAIServer({ handler: agentHandler });
     const user = await startCreateTaskUser();

@@ -67,7 +67,7 @@ describe("demo data", () => {
 describe("demo SFT examples", () => {
   const data = buildDemoData(QUICK_PLAN, 5);
   const tasks = Object.values(data.train).flat();
-  const sft = demoSftExamples(tasks, 5);
+  const sft = demoSftExamples(tasks, 5, { variant: "compact" });
 
   it("has one acting example per task, without tool schemas, targets on every assistant message", () => {
     expect(sft.act).toHaveLength(tasks.length);
@@ -134,7 +134,7 @@ describe("demo SFT examples", () => {
 describe("demo rehearsals name the world", () => {
   const data = buildDemoData(QUICK_PLAN, 5);
   const tasks = Object.values(data.train).flat();
-  const sft = demoSftExamples(tasks, 5);
+  const sft = demoSftExamples(tasks, 5, { variant: "compact" });
   const tenantOf = (system: string) => /\ntenant: (w\d+)$/.exec(system)?.[1];
 
   it("every rehearsal prompt starts with its task's tenant line, in SFT and in evaluation", () => {
@@ -171,15 +171,19 @@ describe("demo rehearsals name the world", () => {
 
   it("takes the past agent's habits from the plan when given (none: no flawed trace; every key at 1: most flawed)", () => {
     const none = { forbidden_write: 0, stop_early: 0, skip_lookup: 0, wrong_fact: 0, similar_id: 0 };
-    expect(demoSftExamples(tasks, 5, { habits: none }).flawedTraces).toBe(0);
+    expect(demoSftExamples(tasks, 5, { variant: "compact", habits: none }).flawedTraces).toBe(0);
     const all = { forbidden_write: 1, stop_early: 1, skip_lookup: 1, wrong_fact: 1, similar_id: 1 };
-    expect(demoSftExamples(tasks, 5, { habits: all }).flawedTraces).toBeGreaterThan(tasks.length * 0.8);
+    expect(demoSftExamples(tasks, 5, { variant: "compact", habits: all }).flawedTraces).toBeGreaterThan(
+      tasks.length * 0.8,
+    );
   });
 
   it("the SFT cache key changes with the data recipe, and only with it", () => {
     const key = sftCacheKey(QUICK_PLAN, 5, data, sft);
-    expect(sftCacheKey(QUICK_PLAN, 5, data, demoSftExamples(tasks, 5))).toBe(key);
-    expect(sftCacheKey(QUICK_PLAN, 5, data, demoSftExamples(tasks, 5, { lentPerTask: 0 }))).not.toBe(key);
+    expect(sftCacheKey(QUICK_PLAN, 5, data, demoSftExamples(tasks, 5, { variant: "compact" }))).toBe(key);
+    expect(
+      sftCacheKey(QUICK_PLAN, 5, data, demoSftExamples(tasks, 5, { variant: "compact", lentPerTask: 0 })),
+    ).not.toBe(key);
     expect(sftCacheKey(QUICK_PLAN, 5, data, { act: sft.act.slice(1), rehearse: sft.rehearse })).not.toBe(key);
     expect(sftCacheKey(QUICK_PLAN, 5, { ...data, corpus: data.corpus + "x" }, sft)).not.toBe(key);
     expect(sftCacheKey(QUICK_PLAN, 6, data, sft)).not.toBe(key);
@@ -357,7 +361,7 @@ describe("withCompactTools", () => {
   it("gives SFT acting examples the same index the policy sees", () => {
     const data = buildDemoData(QUICK_PLAN, 1);
     const task = data.train.shop![0]!;
-    const ex = demoSftExamples([task], 1, { noteShare: 0 }).act[0]!;
+    const ex = demoSftExamples([task], 1, { variant: "compact", noteShare: 0 }).act[0]!;
     expect(ex.messages[0]!.content).toBe(`${task.system}\n${toolIndex(task.tools)}`);
     expect(data.corpus).toContain(toolIndex(task.tools));
   });

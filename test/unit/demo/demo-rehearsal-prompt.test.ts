@@ -4,7 +4,7 @@ import { buildDemoData } from "../../../src/demo/data.js";
 import { probeFidelity, recordedProbes } from "../../../src/demo/fidelity-probes.js";
 import { demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN, type DemoPlan } from "../../../src/demo/layout.js";
 import { demoSftData } from "../../../src/demo/sft-stage.js";
-import { testTimeRehearsal } from "../../../src/demo/testtime-rows.js";
+import { planTestTimeRehearsal, testTimeRehearsal } from "../../../src/demo/testtime-rows.js";
 
 // DemoPlan.rehearsalPrompt: the demo's rehearsal prompt in SFT, probes and test time. Recipe v17's
 // plans show the related calls; `compact` is v16's prompt.
@@ -19,10 +19,25 @@ describe("the demo's rehearsal prompt", () => {
     expect(demoRehearsalPrompt(QUICK_PLAN)).toBe("compact-related");
     expect(demoRehearsalPrompt(compact)).toBe("compact");
     expect(demoRehearsalPrompt({})).toBe("compact");
-    expect(
-      testTimeRehearsal("parallel", 2, 0.5, "consensus", demoRehearsalPrompt(related)).promptVariant,
-    ).toBe("compact-related");
-    expect(testTimeRehearsal("parallel", 2, 0.5).promptVariant).toBe("compact");
+  });
+
+  it("is the prompt of the plan's test-time rehearsal: its parallel rows and the policy's own notes in RL", () => {
+    expect(planTestTimeRehearsal(related)).toEqual(
+      testTimeRehearsal("parallel", 2, {
+        attemptTemperature: 0.5,
+        memory: "consensus",
+        promptVariant: "compact-related",
+        commitReply: "noted",
+      }),
+    );
+    expect(planTestTimeRehearsal(compact).promptVariant).toBe("compact");
+    expect(planTestTimeRehearsal(FULL_PLAN)).toMatchObject({
+      mode: "parallel",
+      n: 4,
+      memory: "consensus",
+      temperature: 0.5,
+      promptVariant: "compact-related",
+    });
   });
 
   it("adds the related calls to SFT's rehearsing prompts only: same examples, acting ones untouched", () => {
@@ -55,7 +70,7 @@ describe("the demo's rehearsal prompt", () => {
         return { samples: [{ text: "<execution_result>\n{}\n</execution_result>", finishReason: "stop" }] };
       },
     };
-    const opts = { max: 1000, concurrency: 4 };
+    const opts = { max: 1000, concurrency: 4, variant: "compact" as const };
     await probeFidelity(policy, probes, opts);
     const compact = seen.splice(0);
     await probeFidelity(policy, probes, { ...opts, variant: "compact-related" });

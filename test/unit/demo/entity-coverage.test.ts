@@ -23,8 +23,12 @@ describe("pseudonymized renamed logs (entity coverage)", { timeout: 60_000 }, ()
   const data = buildDemoData({ ...QUICK_PLAN, trainTasksPerDomain: 200 }, 6);
   const tasks = Object.values(data.train).flat();
   const forbidden = new Set(data.evalRequests);
-  const plain = demoSftExamples(tasks, 6, { aliasShare: 0.25 });
-  const covered = demoSftExamples(tasks, 6, { aliasShare: 0.25, coverEntities: { forbidden } });
+  const plain = demoSftExamples(tasks, 6, { variant: "compact", aliasShare: 0.25 });
+  const covered = demoSftExamples(tasks, 6, {
+    variant: "compact",
+    aliasShare: 0.25,
+    coverEntities: { forbidden },
+  });
 
   it("writes entities that no training task names, leaving the other examples as they were", () => {
     const before = written([...plain.act, ...plain.rehearse]);
@@ -40,7 +44,11 @@ describe("pseudonymized renamed logs (entity coverage)", { timeout: 60_000 }, ()
   it("writes each unnamed entity in up to `uses` renamed logs instead of one", () => {
     // every log renamed, so that there are more renamed logs than unnamed entities
     const renamed = (coverEntities?: { forbidden: ReadonlySet<string>; uses: number }) =>
-      demoSftExamples(tasks, 6, { aliasShare: 1, ...(coverEntities ? { coverEntities } : {}) }).act;
+      demoSftExamples(tasks, 6, {
+        variant: "compact",
+        aliasShare: 1,
+        ...(coverEntities ? { coverEntities } : {}),
+      }).act;
     const before = written(renamed());
     /** For each entity that renaming alone never writes: how many renamed logs (requests) write it. */
     const logsWriting = (act: readonly SftExample[]) => {
@@ -62,7 +70,9 @@ describe("pseudonymized renamed logs (entity coverage)", { timeout: 60_000 }, ()
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
     expect(three.filter((n) => n >= 2).length).toBeGreaterThan(once.length / 2);
     expect(sum(three)).toBeGreaterThan(2 * sum(once));
-    expect(() => demoSftExamples(tasks, 6, { coverEntities: { forbidden, uses: 0 } })).toThrow(/uses/);
+    expect(() =>
+      demoSftExamples(tasks, 6, { variant: "compact", coverEntities: { forbidden, uses: 0 } }),
+    ).toThrow(/uses/);
   });
 
   it("never turns a training request into an evaluation request", () => {
@@ -129,9 +139,13 @@ describe("balanced entity coverage (any log, donors kept at `uses`)", { timeout:
   });
 
   it("pseudonymizes logs that are not renamed, and writes more entities than renamed logs alone", () => {
-    const plain = demoSftExamples(tasks, 6, {}).act;
-    const unbalanced = demoSftExamples(tasks, 6, { coverEntities: { forbidden, uses: 3 } }).act;
+    const plain = demoSftExamples(tasks, 6, { variant: "compact" }).act;
+    const unbalanced = demoSftExamples(tasks, 6, {
+      variant: "compact",
+      coverEntities: { forbidden, uses: 3 },
+    }).act;
     const balanced = demoSftExamples(tasks, 6, {
+      variant: "compact",
       coverEntities: { forbidden, uses: 3, mode: "balanced" },
     }).act;
     expect(unbalanced).toEqual(plain); // no renamed logs: nothing to pseudonymize
@@ -142,10 +156,12 @@ describe("balanced entity coverage (any log, donors kept at `uses`)", { timeout:
       return [...isEntity].filter((e) => !w.has(e)).length;
     };
     const renamedOnly = demoSftExamples(tasks, 6, {
+      variant: "compact",
       aliasShare: 0.25,
       coverEntities: { forbidden, uses: 3 },
     }).act;
     const both = demoSftExamples(tasks, 6, {
+      variant: "compact",
       aliasShare: 0.25,
       coverEntities: { forbidden, uses: 3, mode: "balanced" },
     }).act;

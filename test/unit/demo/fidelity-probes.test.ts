@@ -50,7 +50,7 @@ describe("fidelity probes of the demo's env-less set", () => {
     const domains = new Set(data.eval.envless.map((t) => t.domain));
     expect(domains.size).toBeGreaterThan(1);
     expect(new Set(probes.slice(0, max).map((p) => p.task.domain)).size).toBe(1);
-    const picked = selectProbes(probes, { max, concurrency: 1 });
+    const picked = selectProbes(probes, { max });
     expect(picked).toHaveLength(max);
     for (const d of domains)
       expect(picked.filter((p) => p.task.domain === d)).toHaveLength(max / domains.size);
@@ -62,11 +62,11 @@ describe("fidelity probes of the demo's env-less set", () => {
     const unseen = recordedProbes(data.eval.envless).filter((p) => !answerInPrompt(p));
     expect(seen.every(answerInPrompt)).toBe(true);
     expect(unseen.length).toBeGreaterThanOrEqual(max);
-    const picked = selectProbes([...seen, ...unseen], { max, concurrency: 1, unseenOnly: true });
+    const picked = selectProbes([...seen, ...unseen], { max, unseenOnly: true });
     expect(picked).toHaveLength(max);
     expect(picked.some(answerInPrompt)).toBe(false);
-    expect(selectProbes(seen, { max, concurrency: 1, unseenOnly: true })).toEqual([]);
-    expect(selectProbes(seen, { max, concurrency: 1 })).toHaveLength(max);
+    expect(selectProbes(seen, { max, unseenOnly: true })).toEqual([]);
+    expect(selectProbes(seen, { max })).toHaveLength(max);
   });
 });
 
@@ -84,10 +84,10 @@ describe("fidelity by tool", () => {
 
   it("scores each probe under its own tool: right only on the successful moves", async () => {
     const probes = recordedProbes(data.eval.envless);
-    const scored = await probeFidelity(movedOnly, probes, { max: 400, concurrency: 4 });
+    const scored = await probeFidelity(movedOnly, probes, { max: 400, concurrency: 4, variant: "compact" });
     expect(scored).toHaveLength(Math.min(400, probes.length));
     const byTool = fidelityByTool(scored);
-    const picked = selectProbes(probes, { max: 400, concurrency: 4 });
+    const picked = selectProbes(probes, { max: 400 });
     const moved = picked.filter(
       (p) => p.call.name === "move_event" && JSON.stringify(p.real) === '{"result":"moved"}',
     );
@@ -105,8 +105,13 @@ describe("fidelity by tool", () => {
     const counting: ChatModel = { name: "counting", chat: (r) => (calls++, movedOnly.chat(r)) };
     const probes = [...recordedProbes(data.envlessWithAnswers), ...recordedProbes(data.eval.envless)];
     const known: ProbeScores = new Map();
-    const all = await probeFidelity(counting, probes, { max: 300, concurrency: 4 }, known);
-    const unseenOpts = { max: 300, concurrency: 4, unseenOnly: true };
+    const all = await probeFidelity(
+      counting,
+      probes,
+      { max: 300, concurrency: 4, variant: "compact" },
+      known,
+    );
+    const unseenOpts = { max: 300, concurrency: 4, unseenOnly: true, variant: "compact" as const };
     const unseen = await probeFidelity(counting, probes, unseenOpts, known);
     const union = new Set([...all, ...unseen].map((x) => x.probe));
     expect(unseen.some((x) => all.some((y) => y.probe === x.probe))).toBe(true);
@@ -114,7 +119,7 @@ describe("fidelity by tool", () => {
     expect(unseen).toHaveLength(selectProbes(probes, unseenOpts).length);
     // without shared scores, the overlap is rehearsed twice
     calls = 0;
-    await probeFidelity(counting, probes, { max: 300, concurrency: 4 });
+    await probeFidelity(counting, probes, { max: 300, concurrency: 4, variant: "compact" });
     await probeFidelity(counting, probes, unseenOpts);
     expect(calls).toBe(all.length + unseen.length);
   });

@@ -39,7 +39,12 @@ function recorder() {
   return { seen, sampler };
 }
 
-const rehearsal = testTimeRehearsal("parallel", 2, 0.5);
+const rehearsal = testTimeRehearsal("parallel", 2, {
+  attemptTemperature: 0.5,
+  memory: "digest",
+  promptVariant: "compact",
+  commitReply: "noted",
+});
 
 /** One step of the noted sampler over `input`: what the inner sampler was given, and the policy. */
 async function noteStep(

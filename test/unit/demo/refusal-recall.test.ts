@@ -46,7 +46,7 @@ describe("refusalProbes: the writes of the logged runs, refused and accepted", (
 
 describe("refusalReport", () => {
   it("a rehearser that refuses everything: recall 1, false refusals 1; one that refuses nothing: 0, 0", async () => {
-    const opts = { max: 1000, concurrency: 4 };
+    const opts = { max: 1000, concurrency: 4, variant: "compact" as const };
     const no = refusalReport(await probeFidelity(answering('{"error":"no"}'), probes, opts));
     expect(no).toMatchObject({ recall: 1, false_refusals: 1 });
     expect(no.forbidden + no.allowed).toBe(probes.length);

@@ -138,7 +138,12 @@ describe("misses of a rehearser that answers from the wrong world, on the demo's
         });
       },
     };
-    const scored = await probeFidelity(wrongWorld, probes, { max: 120, concurrency: 8, unseenOnly: true });
+    const scored = await probeFidelity(wrongWorld, probes, {
+      max: 120,
+      concurrency: 8,
+      unseenOnly: true,
+      variant: "compact",
+    });
     const misses = missesOf(scored);
     const report = missReport(scored.length, misses, answers);
     expect(report.probes).toBe(120);
@@ -196,8 +201,12 @@ describe("tenant sensitivity on the demo's seed-1 data", () => {
     ] as const) {
       const model = answering(reads);
       // scored under their own tenants first, as the bench does
-      const scored = await probeFidelity(model, probes, { max: probes.length, concurrency: 4 });
-      expect(await tenantSensitivity(model, scored, tenants, 4)).toEqual({ probes: 12, changed });
+      const scored = await probeFidelity(model, probes, {
+        max: probes.length,
+        concurrency: 4,
+        variant: "compact",
+      });
+      expect(await tenantSensitivity(model, scored, tenants, 4, "compact")).toEqual({ probes: 12, changed });
     }
   });
 });

@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { buildDemoData } from "../../../src/demo/data.js";
 import { QUICK_PLAN } from "../../../src/demo/layout.js";
-import { testTimeRows } from "../../../src/demo/testtime-rows.js";
+import { testTimeRows, type DemoTestTimeChoices } from "../../../src/demo/testtime-rows.js";
 import { domainSpec, toolworldWriteTools, writeToolNames } from "../../../src/envs/toolworld/index.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
+import { hasNote } from "../testtime/fixtures.js";
+
+const choices: DemoTestTimeChoices = {
+  attemptTemperature: 1,
+  memory: "digest",
+  promptVariant: "compact",
+  commitReply: "noted",
+};
 
 describe("test-time rehearsal rows of the demo", () => {
   // two single-turn tasks and a two-turn one: every user turn is rehearsed, not just the first
@@ -17,7 +25,12 @@ describe("test-time rehearsal rows of the demo", () => {
 
   it("samples the imagined attempts at the given temperature and commits greedily", async () => {
     const policy = new ScriptedPolicy({ act: ["sorry, I cannot help."], repeatLast: true });
-    const rows = await testTimeRows("p", policy, tasks, { n: 2, concurrency: 4, attemptTemperature: 0.5 });
+    const rows = await testTimeRows("p", policy, tasks, {
+      ...choices,
+      n: 2,
+      concurrency: 4,
+      attemptTemperature: 0.5,
+    });
     expect(rows.map((r) => [r.mode, r.n])).toEqual([
       ["none", 0],
       ["parallel", 2],
@@ -31,10 +44,25 @@ describe("test-time rehearsal rows of the demo", () => {
     expect(temps.every((t) => t === 0 || t === 0.5)).toBe(true);
   });
 
-  it("samples attempts at temperature 1 by default", async () => {
-    const policy = new ScriptedPolicy({ act: ["sorry, I cannot help."], repeatLast: true });
-    await testTimeRows("p", policy, tasks, { n: 2, concurrency: 4 });
-    expect(policy.calls.filter((c) => c.request.temperature === 1)).toHaveLength(2 * 2 * turns);
+  it("with commitReply real, writes each committed reply again without the note, and says so in the rows", async () => {
+    // with the note in its system message the actor says one thing, without it another
+    const policy = new ScriptedPolicy({
+      act: [(r) => (hasNote(r) ? "sorry, noted." : "sorry, real.")],
+      repeatLast: true,
+    });
+    const rows = await testTimeRows("p", policy, tasks, {
+      ...choices,
+      commitReply: "real",
+      n: 2,
+      concurrency: 4,
+    });
+    expect(rows.map((r) => [r.mode, r.commit_reply, r.replaced_replies])).toEqual([
+      ["none", undefined, undefined],
+      ["parallel", "real", turns],
+      ["sequential", "real", turns],
+    ]);
+    const noted = await testTimeRows("p", policy, tasks, { ...choices, n: 2, concurrency: 4 });
+    expect(noted.every((r) => r.commit_reply === undefined && r.replaced_replies === undefined)).toBe(true);
   });
 
   it("with guard, holds back every write its rehearsal saw refused, and says so in the rows", async () => {
@@ -48,14 +76,14 @@ describe("test-time rehearsal rows of the demo", () => {
       rehearse: ['<execution_result>\n{"error":"x1 is closed"}\n</execution_result>'],
       repeatLast: true,
     });
-    const rows = await testTimeRows("p", policy, same, { n: 2, concurrency: 4, guard: true });
+    const rows = await testTimeRows("p", policy, same, { ...choices, n: 2, concurrency: 4, guard: true });
     const sameTurns = same.reduce((a, t) => a + t.user_turns.length, 0);
     expect(rows.map((r) => [r.mode, r.guard, r.held_calls])).toEqual([
       ["none", undefined, undefined],
       ["parallel", true, sameTurns],
       ["sequential", true, sameTurns],
     ]);
-    const unguarded = await testTimeRows("p", policy, same, { n: 2, concurrency: 4 });
+    const unguarded = await testTimeRows("p", policy, same, { ...choices, n: 2, concurrency: 4 });
     expect(unguarded.every((r) => r.guard === undefined && r.held_calls === undefined)).toBe(true);
   });
 });

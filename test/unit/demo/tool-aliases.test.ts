@@ -70,7 +70,7 @@ describe("renamed logs (tool aliases)", () => {
   it("round-trips real SFT examples through the inverse renaming", () => {
     const data = buildDemoData(QUICK_PLAN, 2);
     const tasks = Object.values(data.train).flat();
-    const plain = demoSftExamples(tasks, 2);
+    const plain = demoSftExamples(tasks, 2, { variant: "compact" });
     const rand = mulberry32(9);
     for (const [i, ex] of plain.act.slice(0, 60).entries()) {
       const map = aliasMap(tasks[i]!.domain, rand);
@@ -82,8 +82,8 @@ describe("renamed logs (tool aliases)", () => {
   it("makes the held-out domain's names SFT targets, never its tasks", () => {
     const data = buildDemoData(QUICK_PLAN, 4);
     const tasks = Object.values(data.train).flat();
-    const plain = demoSftExamples(tasks, 4);
-    const renamed = demoSftExamples(tasks, 4, { aliasShare: 0.25 });
+    const plain = demoSftExamples(tasks, 4, { variant: "compact" });
+    const renamed = demoSftExamples(tasks, 4, { variant: "compact", aliasShare: 0.25 });
     expect(plain.act.filter((ex) => mentions(ex, heldoutTools))).toHaveLength(0);
     const withHeldoutNames = renamed.act.filter((ex) => mentions(ex, heldoutTools)).length;
     expect(withHeldoutNames).toBeGreaterThan(0);

@@ -153,7 +153,7 @@ describe("committedActor", () => {
     const stats = emptyRehearsalStats(rehearsal(["cancel_order"]));
     const p = policy();
     const { actor, observe } = committedActor(p, rehearsal(["cancel_order"]), stats);
-    observe([attempt(0, [lookup(), cancelNo()], "It has shipped.")]);
+    observe({ attempts: [attempt(0, [lookup(), cancelNo()], "It has shipped.")] });
     const out = await actor.chat({ messages: [{ role: "user", content: "Cancel A1." }] });
     expect(out.samples[0]?.text).toBe("Sorry, A1 cannot be cancelled.");
     expect(p.calls).toHaveLength(2);
@@ -162,7 +162,7 @@ describe("committedActor", () => {
     const completion = res.samples[0]!.tokenIds!.length;
     const prompt = promptTokenCount(res, ask.request.messages);
     expect(prompt).toBeGreaterThan(0);
-    expect(stats.calls).toEqual({ act: 0, rehearse: 0, summary: 0, guard: 1 });
+    expect(stats.calls).toEqual({ act: 0, rehearse: 0, summary: 0, guard: 1, reply: 0 });
     expect(stats.tokens).toEqual({ prompt, completion, total: prompt + completion });
     expect(rehearsalCallCount(stats)).toBe(1);
   });

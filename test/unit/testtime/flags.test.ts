@@ -48,6 +48,15 @@ describe("rehearsal flags", () => {
     ).toBe("compact-related");
   });
 
+  it("--commit-reply: noted, real or agreed, only with rehearsal", () => {
+    expect(rehearsalFromFlags({ rehearsal: "parallel:2", commitReply: "agreed" }).commitReply).toBe("agreed");
+    expect(rehearsalFromFlags({ rehearsal: "parallel:2" })).not.toHaveProperty("commitReply");
+    expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", commitReply: "vote" })).toThrow(
+      '--commit-reply must be noted, real or agreed, got "vote"',
+    );
+    expect(() => rehearsalFromFlags({ commitReply: "real" })).toThrow(/need --rehearsal parallel:N/);
+  });
+
   it("--rehearsal-user-replies: a non-negative integer, only with rehearsal", () => {
     expect(rehearsalFromFlags({ rehearsal: "parallel:2", rehearsalUserReplies: "3" })).toMatchObject({
       userReplies: 3,
