@@ -3,7 +3,7 @@
  *
  *   npm run bench:testtime-headroom -- --model DIR [--seed 0] [--tasks N] [--attempts 4]
  *        [--samples 4] [--temperature T] [--memory digest|consensus|summary] [--no-guard]
- *        [--rehearsal-prompt compact-related|compact] [--commit-reply noted|real|agreed] [--json]
+ *        [--rehearsal-prompt compact-related|compact] [--commit-reply noted|real] [--json]
  *
  * DIR is a saved demo model: an arm's `runs/<run>/arms/<arm>/checkpoints/step-N/model` or an SFT
  * checkpoint under `runs/cache`. The tasks are that seed's env-less evaluation tasks (`--tasks N`:

@@ -276,6 +276,12 @@ export const FULL_PLAN: DemoPlan = {
   // 32 forbidden-write failures became successes, 3 successes were lost to a write the rehearsal
   // wrongly imagined refused. RESULTS.md (issue 11).
   testtimeGuard: true,
+  // The note steers the committed calls, not the reply (`committedReplies`): reading the note, the
+  // tiny actor wrote days and names into its reply that neither the note nor the real results hold
+  // (replies with a wrong fact, `envace`: seed 0 16 → 20, seed 9 11 → 15 with the note; written
+  // again without it 16 and 11). `envace` parallel:4, note's reply → real reply: seed 0 78.9 → 83.6,
+  // seed 9 76.3 → 77.6 (none 80.9, 70.4). RESULTS.md (issue 11).
+  testtimeCommitReply: "real",
   // The rehearser also sees the conversation's earlier calls on the call's values (v17, issue 11's
   // test-time target): under `compact` it answered `freeze_account a72` without the lookup that
   // said a72 is frozen. Seeds 1–3: refusal recall of forbidden writes (`sft`/`envace`) 53.6/35.7 →
@@ -317,6 +323,7 @@ export const QUICK_PLAN: DemoPlan = {
   testtimeMemory: "consensus",
   testtimeAttempts: 2,
   testtimeGuard: true,
+  testtimeCommitReply: "real",
   rehearsalPrompt: "compact-related",
   curveTasks: 4,
   fidelityCalls: 16,

@@ -124,7 +124,7 @@ export async function testTimeRows(
       n: mode === "none" ? 0 : o.n,
       ...(mode === "none" ? {} : { memory: o.memory }),
       ...(guarded ? { guard: true, held_calls: results.reduce((a, r) => a + r.rehearsal.heldCalls, 0) } : {}),
-      ...(rehearsal.commitReply === "real" || rehearsal.commitReply === "agreed"
+      ...(rehearsal.commitReply === "real"
         ? {
             commit_reply: rehearsal.commitReply,
             replaced_replies: results.reduce((a, r) => a + r.rehearsal.replacedReplies, 0),

@@ -156,8 +156,8 @@ export function resultsMarkdown(r: DemoResults): string {
       "",
       "## Test-time private rehearsal",
       "",
-      "| policy | mode | memory | success | per seed (change against none) | real calls while rehearsing | writes held back | rehearsal tokens / task |",
-      "|---|---|---|---|---|---|---|---|",
+      "| policy | mode | memory | success | per seed (change against none) | real calls while rehearsing | writes held back | replies written without the note | rehearsal tokens / task |",
+      "|---|---|---|---|---|---|---|---|---|",
     );
     for (const t of r.testtime) {
       const none = r.testtime.find((x) => x.policy === t.policy && x.mode === "none");
@@ -165,7 +165,9 @@ export function resultsMarkdown(r: DemoResults): string {
         `| ${t.policy} | ${t.mode}${t.n ? `:${t.n}` : ""} | ${t.memory ?? "–"} | ${pct(t.success)} | ${perSeedCell(
           t.success_per_seed,
           t === none ? undefined : none?.success_per_seed,
-        )} | ${t.real_calls_during_rehearsal} | ${t.guard ? String(t.held_calls ?? 0) : "–"} | ${t.rehearsal_tokens_per_task.toFixed(0)} |`,
+        )} | ${t.real_calls_during_rehearsal} | ${t.guard ? String(t.held_calls ?? 0) : "–"} | ${
+          t.commit_reply ? `${t.replaced_replies ?? 0} changed` : "–"
+        } | ${t.rehearsal_tokens_per_task.toFixed(0)} |`,
       );
     }
   } else {

@@ -86,7 +86,7 @@ export const TestTimeRowZ = z.object({
   guard: z.boolean().optional(),
   held_calls: z.number().optional(),
   /** Where the committed replies came from (`commitReply`; absent: the note's actor, `noted`). */
-  commit_reply: z.enum(["real", "agreed"]).optional(),
+  commit_reply: z.literal("real").optional(),
   /** Replies the note-free rewrite changed (summed over seeds). */
   replaced_replies: z.number().optional(),
   success: MeanCIZ,

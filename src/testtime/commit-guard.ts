@@ -109,7 +109,7 @@ function imaginedRefusal(content: string, held: readonly ToolCall[], guard: Comm
  * The actor of a committed run: behind the rehearsal's guard under `options.guardTools`, its
  * replies resting on the real conversation under `options.commitReply` (`committedReplies`); the
  * policy itself when neither is asked for. `observe` takes each rehearsal as it completes (its
- * attempts set the guard and vote on replies, its note is the one left out). Held-back calls, fallbacks and rewritten
+ * attempts set the guard, its note is the one a rewritten reply leaves out). Held-back calls, fallbacks and rewritten
  * replies are counted in `stats`, and the extra model calls in its calls and tokens: they are
  * rehearsal's cost.
  */
@@ -122,7 +122,6 @@ export function committedActor(
   if (options.mode === "none") return { actor: policy, observe: () => {} };
   let guard = NO_GUARD;
   let note: string | undefined;
-  let attempts: readonly RehearsalAttempt[] = [];
   const guarded =
     tools.size === 0
       ? policy
@@ -132,17 +131,13 @@ export function committedActor(
           onFallback: () => stats.guardFallbacks++,
           onAsk: (request, result) => countRehearsalCall(stats, request, result, "guard"),
         });
-  const kind = options.commitReply ?? "noted";
   const actor =
-    kind === "noted"
-      ? guarded
-      : committedReplies(guarded, policy, { kind, note: () => note, attempts: () => attempts }, stats);
+    options.commitReply === "real" ? committedReplies(guarded, policy, () => note, stats) : guarded;
   return {
     actor,
     observe: (r) => {
       if (tools.size > 0) guard = commitGuard(r.attempts, tools);
       note = r.note;
-      attempts = r.attempts;
     },
   };
 }

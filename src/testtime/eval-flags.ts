@@ -29,7 +29,7 @@ export interface RehearsalEvalFlags {
    * them refused; `writes`: the bench's own state-changing tools (`guardsWrites`).
    */
   guardTools?: string;
-  /** Where the committed run's replies come from: `noted` | `real` | `agreed` (default noted). */
+  /** Where the committed run's replies come from: `noted` | `real` (default noted). */
   commitReply?: string;
   /** A saved model directory, run through the worker (instead of --endpoint/--model). */
   checkpoint?: string;

@@ -25,6 +25,6 @@ export function parseRehearsalScope(v: string): RehearsalScope {
 }
 
 export function parseCommitReply(v: string): CommitReply {
-  if (v === "noted" || v === "real" || v === "agreed") return v;
-  throw new EnvaceError("INVALID_CONFIG", `--commit-reply must be noted, real or agreed, got "${v}"`);
+  if (v === "noted" || v === "real") return v;
+  throw new EnvaceError("INVALID_CONFIG", `--commit-reply must be noted or real, got "${v}"`);
 }

@@ -10,7 +10,7 @@ export type RehearsalMode = "none" | "parallel" | "sequential";
  */
 export type RehearsalMemoryKind = "summary" | "digest" | "consensus";
 /** Where the committed run's replies come from (`RehearsalOptions.commitReply`). */
-export type CommitReply = "noted" | "real" | "agreed";
+export type CommitReply = "noted" | "real";
 /** Rehearse once per user turn (before its first real action), or before every real action. */
 export type RehearsalScope = "turn" | "action";
 
@@ -52,11 +52,9 @@ export interface RehearsalOptions {
   guardTools?: readonly string[];
   /**
    * Where the committed run's replies come from (default `noted`: the actor reading the note). The
-   * note steers the run's calls, not its words: `real` writes the reply again from the real
-   * conversation alone (the note left out); `agreed` also lets the attempts that made exactly the
-   * turn's real calls and imagined exactly their results vote, their most common reply winning
-   * (ties: the real one). Either way the reply written with the note stands where, without it, the
-   * actor would call a tool instead.
+   * note steers the run's calls, not its words: `real` writes each reply again from the real
+   * conversation alone (the note left out), unless without the note the actor would call a tool
+   * instead (then the reply written with the note stands).
    */
   commitReply?: CommitReply;
 }

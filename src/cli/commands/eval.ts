@@ -113,7 +113,7 @@ export function register(program: Command): void {
     )
     .option(
       "--commit-reply <kind>",
-      "where the committed run's replies come from: noted (the actor reading the rehearsal note; default) | real (written again from the real conversation, the note left out: the note steers calls, replies state real results) | agreed (real, outvoted by the attempts that made the turn's real calls and imagined exactly their results)",
+      "where the committed run's replies come from: noted (the actor reading the rehearsal note; default) | real (each reply written again from the real conversation, the note left out: the note steers calls, replies state real results; replaced_replies in --json)",
     )
     .option("--checkpoint <dir>", "a saved model directory, served by a worker started for this run")
     .option(

@@ -63,7 +63,32 @@ describe("test-time rows over seeds", () => {
       testtime: testTimeOverSeeds(seeds),
     };
     const md = resultsMarkdown(results);
-    expect(md).toContain("| 75.0 / 50.0 | 0 | – | 0 |"); // the none row: each seed's success
-    expect(md).toContain("| 80.0 (+5.0) / 52.0 (+2.0) | 0 | 10 |");
+    expect(md).toContain("| 75.0 / 50.0 | 0 | – | – | 0 |"); // the none row: each seed's success
+    expect(md).toContain("| 80.0 (+5.0) / 52.0 (+2.0) | 0 | 10 | – |");
+  });
+
+  it("sums the replies written without the note, and keeps rows of another reply source apart", () => {
+    const real = (mean: number, replaced: number): TestTimeRow => ({
+      ...row("parallel", mean, 1),
+      commit_reply: "real",
+      replaced_replies: replaced,
+    });
+    const [none, noted, rewritten] = testTimeOverSeeds([
+      [row("none", 0.75), row("parallel", 0.8, 3), real(0.82, 4)],
+      [row("none", 0.5), row("parallel", 0.52, 7), real(0.6, 5)],
+    ]);
+    expect(none!.replaced_replies).toBeUndefined();
+    expect(noted!.success_per_seed).toEqual([0.8, 0.52]);
+    expect(noted!.replaced_replies).toBeUndefined();
+    expect(rewritten!.success_per_seed).toEqual([0.82, 0.6]);
+    expect(rewritten!.replaced_replies).toBe(9);
+    const md = resultsMarkdown({
+      minutes: 1,
+      report: "r",
+      sft_gate: { first_call_copy: 1, write_call_copy: 1, fidelity: 1, fidelity_unseen: 1, passed: true },
+      arms: [],
+      testtime: [none!, rewritten!],
+    });
+    expect(md).toContain("| 82.0 (+7.0) / 60.0 (+10.0) | 0 | 2 | 9 changed |");
   });
 });

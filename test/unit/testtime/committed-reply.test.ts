@@ -1,28 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { ChatRequest } from "../../../src/core/model.js";
 import { TaskZ, type Task } from "../../../src/core/task.js";
-import type { ToolCallRecord } from "../../../src/rollout/types.js";
-import { agreedReply, livedTheRealTurn, turnCalls } from "../../../src/testtime/committed-reply.js";
 import { memoryNote, withMemory, withoutMemory } from "../../../src/testtime/memory-view.js";
 import { rehearseThenCommit, runEpisodeWithRehearsal } from "../../../src/testtime/index.js";
-import type { CommitReply, RehearsalAttempt } from "../../../src/testtime/types.js";
+import type { CommitReply } from "../../../src/testtime/types.js";
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 import { call, hasNote, OrderEnv, result, TOOLS } from "./fixtures.js";
 
 const lastOf = (r: ChatRequest) => r.messages[r.messages.length - 1]!;
-const record = (status: string): ToolCallRecord => ({
-  turn: 0,
-  call: { id: "c", name: "get_order", arguments: { order_id: "A1" } },
-  result: JSON.stringify({ order_id: "A1", status }),
-  ok: true,
-  source: "rehearsal",
-});
-const attempt = (index: number, calls: ToolCallRecord[], reply: string): RehearsalAttempt => ({
-  index,
-  end: "replied",
-  calls,
-  reply,
-});
 /** The real turn: the user's question, the lookup, its real result (A1 is pending). */
 const realTurn = [
   { role: "system" as const, content: "You are a retail agent." },
@@ -49,35 +34,6 @@ describe("withoutMemory", () => {
     // no note there: the same messages
     expect(withoutMemory(realTurn, note)).toEqual(realTurn);
     expect(withoutMemory(realTurn, undefined)).toEqual(realTurn);
-  });
-});
-
-describe("the attempts that lived the real turn", () => {
-  it("made the turn's real calls in order and imagined exactly their results (JSON key order aside)", () => {
-    expect(turnCalls(realTurn)).toEqual([
-      { key: 'get_order{"order_id":"A1"}', result: '{"status":"pending","order_id":"A1"}' },
-    ]);
-    const real = turnCalls(realTurn);
-    expect(livedTheRealTurn(attempt(0, [record("pending")], "pending"), real)).toBe(true);
-    expect(livedTheRealTurn(attempt(0, [record("shipped")], "shipped"), real)).toBe(false);
-    expect(livedTheRealTurn(attempt(0, [], "pending"), real)).toBe(false);
-    expect(livedTheRealTurn(attempt(0, [record("pending"), record("pending")], "pending"), real)).toBe(false);
-    expect(livedTheRealTurn({ ...attempt(0, [record("pending")], "x"), end: "max_steps" }, real)).toBe(false);
-  });
-
-  it("vote on the reply with the one written from the real conversation; ties go to that one", () => {
-    const lived = (reply: string) => attempt(0, [record("pending")], reply);
-    const dreamt = (reply: string) => attempt(0, [record("shipped")], reply);
-    const plain = "A1 is shipped.";
-    expect(agreedReply(plain, [lived("A1 is pending."), lived("A1 is pending.")], realTurn)).toBe(
-      "A1 is pending.",
-    );
-    expect(agreedReply(plain, [lived("A1 is pending.")], realTurn)).toBe(plain);
-    // attempts that imagined another result do not vote, however many agree
-    expect(agreedReply(plain, [dreamt("A1 is x."), dreamt("A1 is x."), dreamt("A1 is x.")], realTurn)).toBe(
-      plain,
-    );
-    expect(agreedReply(plain, [lived(`${plain} `), lived("A1 is pending.")], realTurn)).toBe(plain);
   });
 });
 
@@ -129,12 +85,12 @@ describe("commitReply in a rehearsed episode", () => {
     expect(noted.replies).toEqual(["Order A1 has shipped."]);
     expect(noted.success).toBe(false);
     expect(noted.rehearsal.calls.reply).toBe(0);
-    for (const kind of ["real", "agreed"] as const) {
+    {
       const p = notedCopier();
       const ep = await runEpisodeWithRehearsal(whereTask(), {
         policy: p,
         envFactory: () => new OrderEnv(),
-        rehearsal: rehearsal(kind),
+        rehearsal: rehearsal("real"),
       });
       expect(ep.replies).toEqual(["Order A1 is pending."]);
       expect(ep.success).toBe(true);

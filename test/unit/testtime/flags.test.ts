@@ -48,11 +48,11 @@ describe("rehearsal flags", () => {
     ).toBe("compact-related");
   });
 
-  it("--commit-reply: noted, real or agreed, only with rehearsal", () => {
-    expect(rehearsalFromFlags({ rehearsal: "parallel:2", commitReply: "agreed" }).commitReply).toBe("agreed");
+  it("--commit-reply: noted or real, only with rehearsal", () => {
+    expect(rehearsalFromFlags({ rehearsal: "parallel:2", commitReply: "real" }).commitReply).toBe("real");
     expect(rehearsalFromFlags({ rehearsal: "parallel:2" })).not.toHaveProperty("commitReply");
     expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", commitReply: "vote" })).toThrow(
-      '--commit-reply must be noted, real or agreed, got "vote"',
+      '--commit-reply must be noted or real, got "vote"',
     );
     expect(() => rehearsalFromFlags({ commitReply: "real" })).toThrow(/need --rehearsal parallel:N/);
   });
