@@ -82,6 +82,7 @@ try {
     samples,
     sampleTemperature: temperature,
     concurrency: 2,
+    seed, // the attempts the demo's rows sample for this seed
   });
   const out = {
     model,

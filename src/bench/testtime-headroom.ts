@@ -2,6 +2,7 @@ import { mapConcurrent } from "../core/map-concurrent.js";
 import type { Task } from "../core/task.js";
 import {
   runEpisodeWithRehearsal,
+  testTimeSeeds,
   type RehearsalEpisodeOptions,
   type RehearsalEpisodeResult,
 } from "../testtime/episode.js";
@@ -30,6 +31,8 @@ export interface HeadroomOptions {
   sampleTemperature: number;
   /** Tasks measured at once. */
   concurrency: number;
+  /** Seeds the sampled requests per task (`testTimeSeeds`), as the demo's rows do; default unseeded. */
+  seed?: number;
 }
 
 /** One task's measurements (exported for tests and for a report built from saved rows). */
@@ -156,9 +159,11 @@ export function headroomReport(rows: readonly HeadroomTaskRow[]): Omit<HeadroomR
 /** Runs the three measurements on every task (a fresh real environment per run) and reports them. */
 export async function measureHeadroom(tasks: readonly Task[], o: HeadroomOptions): Promise<HeadroomReport> {
   const measured = await mapConcurrent(tasks, Math.max(1, o.concurrency), async (task) => {
+    const seeded = <T>(run: () => Promise<T>) =>
+      o.seed === undefined ? run() : testTimeSeeds(o.seed, task, run);
     const none = await runEpisodeWithRehearsal(task, { ...o.episode, rehearsal: { mode: "none" } });
     const rehearsal = typeof o.rehearsal === "function" ? o.rehearsal(task) : o.rehearsal;
-    const rehearsed = await runEpisodeWithRehearsal(task, { ...o.episode, rehearsal });
+    const rehearsed = await seeded(() => runEpisodeWithRehearsal(task, { ...o.episode, rehearsal }));
     const samples: boolean[] = [];
     for (let i = 0; i < o.samples; i++) {
       const plain = await runEpisodeWithRehearsal(task, {

@@ -40,6 +40,18 @@ export function withSamplingSeeds<T>(key: SeedKey, fn: () => Promise<T>): Promis
 }
 
 /**
+ * Runs `fn` (one of several concurrent branches of an episode, e.g. a parallel rehearsal attempt)
+ * in a scope of its own, keyed by the episode's key and `branch` (unique within the episode), its
+ * calls counted from 0: the branch's requests get the same seeds however the branches interleave.
+ * Outside any scope, `fn` runs as is.
+ */
+export function withBranchSeeds<T>(branch: string, fn: () => Promise<T>): Promise<T> {
+  const s = scopes.getStore();
+  if (!s) return fn();
+  return scopes.run({ key: { ...s.key, task: `${s.key.task}|${branch}` }, calls: 0 }, fn);
+}
+
+/**
  * The next request's seed in the current episode's scope (and counts the request), or undefined
  * outside any scope. Call it once per request sent, when the request is issued.
  */

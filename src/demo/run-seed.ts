@@ -145,6 +145,7 @@ async function trainAndEvaluateArm(
           ...planTestTimeChoices(plan),
           n: plan.testtimeAttempts,
           concurrency: plan.concurrency,
+          seed,
           guard: plan.testtimeGuard === true,
         })),
       );

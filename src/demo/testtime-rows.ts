@@ -4,7 +4,7 @@ import type { Task } from "../core/task.js";
 import { createToolworldEnv, toolworldWriteTools } from "../envs/toolworld/index.js";
 import type { TestTimeRow } from "../report/results.js";
 import { meanCI } from "../report/stats.js";
-import { runEpisodeWithRehearsal, type RehearsalEpisodeOptions } from "../testtime/episode.js";
+import { runEpisodeWithRehearsal, testTimeSeeds, type RehearsalEpisodeOptions } from "../testtime/episode.js";
 import type { CommitReply, RehearsalMemoryKind, RehearsalOptions } from "../testtime/types.js";
 import { EVAL_DECODING } from "./evaluate.js";
 import { demoRehearsalPrompt, type DemoPlan, type DemoRehearsalPrompt } from "./layout.js";
@@ -85,6 +85,11 @@ export interface TestTimeRowsOptions extends DemoTestTimeChoices {
   /** Model calls in flight (split over the attempts). */
   concurrency: number;
   /**
+   * Seeds the sampled attempts (`testTimeSeeds`): the demo's seed, so that a row of the same
+   * checkpoint samples the same attempts in every run and in every mode it is compared under.
+   */
+  seed: number;
+  /**
    * The committed run holds back the domain's writes (`toolworldWriteTools`: the tools a deployed
    * agent knows change the world, never a task's checklist) its rehearsal saw refused.
    */
@@ -112,10 +117,12 @@ export async function testTimeRows(
       tasks,
       Math.max(1, Math.floor(o.concurrency / Math.max(1, o.n))),
       (task) =>
-        runEpisodeWithRehearsal(task, {
-          ...testTimeEpisode(policy),
-          rehearsal: guarded ? { ...rehearsal, guardTools: toolworldWriteTools(task) } : rehearsal,
-        }),
+        testTimeSeeds(o.seed, task, () =>
+          runEpisodeWithRehearsal(task, {
+            ...testTimeEpisode(policy),
+            rehearsal: guarded ? { ...rehearsal, guardTools: toolworldWriteTools(task) } : rehearsal,
+          }),
+        ),
     );
     const success = meanCI(results.map((r) => (r.success ? 1 : 0)));
     rows.push({

@@ -1,3 +1,4 @@
+import { withSamplingSeeds } from "../core/sampling-seeds.js";
 import type { Task } from "../core/task.js";
 import { runEpisode, type EpisodeOptions } from "../rollout/episode.js";
 import { realResponder, type EnvFactory } from "../rollout/real-responder.js";
@@ -55,4 +56,13 @@ export async function runEpisodeWithRehearsal(
   });
   stats.realCallsDuringRehearsal = phase.realCalls;
   return { ...result, rehearsal: stats, rehearsals };
+}
+
+/**
+ * Runs one test-time episode with its sampled requests seeded from (seed, task): each imagined
+ * attempt draws the same tokens in every run (`withBranchSeeds`), up to float near-ties where
+ * the worker decodes it beside other requests.
+ */
+export function testTimeSeeds<T>(seed: number, task: Task, run: () => Promise<T>): Promise<T> {
+  return withSamplingSeeds({ seed, step: 0, task: `testtime:${task.id}`, sample: 0 }, run);
 }

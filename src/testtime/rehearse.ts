@@ -1,3 +1,4 @@
+import { withBranchSeeds } from "../core/sampling-seeds.js";
 import type { Message } from "../core/messages.js";
 import type { ChatModel } from "../core/model.js";
 import type { Task } from "../core/task.js";
@@ -75,7 +76,11 @@ export async function rehearse(input: RehearseInput): Promise<Rehearsal> {
 
   const attempts: RehearsalAttempt[] = [];
   if (o.mode === "parallel") {
-    attempts.push(...(await Promise.all(Array.from({ length: n }, (_, i) => attemptAt(i)))));
+    // each attempt seeded on its own (inside an episode's seed scope): concurrent attempts
+    // interleave their requests differently from run to run, their draws stay the same
+    const phase = input.stats.phases;
+    const branch = (i: number) => withBranchSeeds(`rehearsal${phase}.attempt${i}`, () => attemptAt(i));
+    attempts.push(...(await Promise.all(Array.from({ length: n }, (_, i) => branch(i)))));
   } else {
     for (let i = 0; i < n && budgetLeft(input.stats, o); i++) {
       const note = i > 0 ? revisionNote(digestAttempts(attempts, o.maxMemoryChars), i + 1, n) : undefined;

@@ -6,7 +6,8 @@ import { domainSpec, toolworldWriteTools, writeToolNames } from "../../../src/en
 import { ScriptedPolicy } from "../../../src/testing/index.js";
 import { hasNote } from "../testtime/fixtures.js";
 
-const choices: DemoTestTimeChoices = {
+const choices: DemoTestTimeChoices & { seed: number } = {
+  seed: 7,
   attemptTemperature: 1,
   memory: "digest",
   promptVariant: "compact",
