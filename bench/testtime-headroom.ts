@@ -3,7 +3,7 @@
  *
  *   npm run bench:testtime-headroom -- --model DIR [--seed 0] [--tasks N] [--attempts 4]
  *        [--samples 4] [--temperature T] [--memory digest|consensus|summary] [--no-guard]
- *        [--rehearsal-prompt compact-related|compact] [--commit-reply noted|real] [--json]
+ *        [--rehearsal-prompt compact-related|compact] [--note-use act|decide] [--json]
  *
  * DIR is a saved demo model: an arm's `runs/<run>/arms/<arm>/checkpoints/step-N/model` or an SFT
  * checkpoint under `runs/cache`. The tasks are that seed's env-less evaluation tasks (`--tasks N`:
@@ -11,8 +11,9 @@
  * rehearsal (the demo's `none` row), greedy with `parallel:<attempts>` rehearsal and its note
  * (its `parallel` row; attempts at `--temperature`, the note's `--memory`, defaults the demo's;
  * the committed run guards the domain's writes as the demo's rows do, unless `--no-guard`; the
- * demo's rehearsal prompt, `--rehearsal-prompt compact` for a recipe v16 model; its replies as the
- * demo commits them, `--commit-reply` for another source), and `--samples` plain runs at that temperature. Prints `measureHeadroom`'s report
+ * demo's rehearsal prompt, `--rehearsal-prompt compact` for a recipe v16 model; the note used as
+ * the demo uses it, or `--note-use`; attempts seeded as the demo's rows seed them), and `--samples`
+ * plain runs at that temperature. Prints `measureHeadroom`'s report
  * (src/bench/testtime-headroom.ts): pass_at_samples − none bounds what choosing among the policy's
  * own tries could gain; the attempt figures say whether the rehearsal showed anything to choose
  * from, and the replays of imagined refusals in the real environment how often what it showed was
@@ -26,8 +27,8 @@ import { planTestTimeChoices, testTimeEpisode, testTimeRehearsal } from "../src/
 import { toolworldWriteTools } from "../src/envs/toolworld/index.js";
 import { modelBenchArgs } from "./model-args.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
-import { parseCommitReply, parseMemoryKind } from "../src/testtime/rehearsal-spec.js";
-import type { CommitReply, RehearsalMemoryKind } from "../src/testtime/types.js";
+import { parseNoteUse, parseMemoryKind } from "../src/testtime/rehearsal-spec.js";
+import type { NoteUse, RehearsalMemoryKind } from "../src/testtime/types.js";
 import { boundedChatModel } from "../src/rollout/bounded-model.js";
 
 const { opt, fail, int, model, seed, json, rehearsalPrompt } = modelBenchArgs(process.argv.slice(2));
@@ -37,7 +38,7 @@ const temperature = Number(opt("temperature") ?? FULL_PLAN.testtimeTemperature ?
 if (!(temperature >= 0)) fail("--temperature must be a number ≥ 0");
 const memory = readMemory(opt("memory"));
 const guard = FULL_PLAN.testtimeGuard === true && !process.argv.includes("--no-guard");
-const commitReply = readCommitReply(opt("commit-reply"));
+const noteUse = readNoteUse(opt("note-use"));
 
 /** `--memory`, default the demo's; a bad kind exits 2 with the parser's message. */
 function readMemory(flag: string | undefined): RehearsalMemoryKind {
@@ -48,10 +49,10 @@ function readMemory(flag: string | undefined): RehearsalMemoryKind {
   }
 }
 
-/** `--commit-reply`, default the demo's; a bad kind exits 2 with the parser's message. */
-function readCommitReply(flag: string | undefined): CommitReply {
+/** `--note-use`, default the demo's; a bad kind exits 2 with the parser's message. */
+function readNoteUse(flag: string | undefined): NoteUse {
   try {
-    return flag === undefined ? planTestTimeChoices(FULL_PLAN).commitReply : parseCommitReply(flag);
+    return flag === undefined ? planTestTimeChoices(FULL_PLAN).noteUse : parseNoteUse(flag);
   } catch (e) {
     return fail((e as Error).message);
   }
@@ -75,7 +76,7 @@ try {
         attemptTemperature: temperature,
         memory,
         promptVariant: rehearsalPrompt,
-        commitReply,
+        noteUse,
       }),
       ...(guard ? { guardTools: toolworldWriteTools(task) } : {}),
     }),
@@ -90,7 +91,7 @@ try {
     attempts,
     memory,
     guard,
-    commit_reply: commitReply,
+    note_use: noteUse,
     rehearsal_prompt: rehearsalPrompt,
     samples,
     temperature,

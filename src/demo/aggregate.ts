@@ -119,7 +119,7 @@ export function testTimeOverSeeds(bySeed: readonly TestTimeRow[][]): TestTimeRow
     const perSeed = keyed.map((seed) => seed.get(key));
     const rows = perSeed.filter((r) => r !== undefined);
     const held = rows.map((r) => r.held_calls).filter((h) => h !== undefined);
-    const replaced = rows.map((r) => r.replaced_replies).filter((h) => h !== undefined);
+    const replaced = rows.map((r) => r.rewritten_steps).filter((h) => h !== undefined);
     return {
       ...rows[0]!,
       // over the seeds' means, as `pooled` does for arms
@@ -127,7 +127,7 @@ export function testTimeOverSeeds(bySeed: readonly TestTimeRow[][]): TestTimeRow
       // issue 11's test-time target is read per seed: each seed's row stays in the results
       success_per_seed: perSeed.map((r) => r?.success.mean ?? null),
       ...(held.length > 0 ? { held_calls: held.reduce((a, h) => a + h, 0) } : {}),
-      ...(replaced.length > 0 ? { replaced_replies: replaced.reduce((a, h) => a + h, 0) } : {}),
+      ...(replaced.length > 0 ? { rewritten_steps: replaced.reduce((a, h) => a + h, 0) } : {}),
       real_calls_during_rehearsal: rows.reduce((a, r) => a + r.real_calls_during_rehearsal, 0),
       rehearsal_tokens_per_task: rows.reduce((a, r) => a + r.rehearsal_tokens_per_task, 0) / rows.length,
     };
@@ -136,12 +136,5 @@ export function testTimeOverSeeds(bySeed: readonly TestTimeRow[][]): TestTimeRow
 
 /** What makes two seeds' test-time rows the same row. */
 function testTimeRowKey(r: TestTimeRow): string {
-  return JSON.stringify([
-    r.policy,
-    r.mode,
-    r.n,
-    r.memory ?? null,
-    r.guard ?? false,
-    r.commit_reply ?? "noted",
-  ]);
+  return JSON.stringify([r.policy, r.mode, r.n, r.memory ?? null, r.guard ?? false, r.note_use ?? "act"]);
 }

@@ -1,6 +1,6 @@
 import type { PastAgentHabits } from "../envs/toolworld/index.js";
 import { REHEARSAL_PROMPT_VARIANTS, type RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
-import type { CommitReply, RehearsalMemoryKind } from "../testtime/types.js";
+import type { NoteUse, RehearsalMemoryKind } from "../testtime/types.js";
 
 /**
  * The demo's scenario (issue 5): executable environments are scarce. Of the three training
@@ -159,8 +159,8 @@ export interface DemoPlan {
    * (`RehearsalOptions.guardTools`); the rows say so (`guard`, `held_calls`).
    */
   testtimeGuard?: boolean;
-  /** Where the test-time rows' committed replies come from (`RehearsalOptions.commitReply`; default `noted`). */
-  testtimeCommitReply?: CommitReply;
+  /** What the note does in the test-time rows' committed runs (`RehearsalOptions.noteUse`; default `act`). */
+  testtimeNoteUse?: NoteUse;
   /** Env-less evaluation tasks the success curve runs at each of its points. */
   curveTasks: number;
   /** Calls per fidelity set (recorded, own, unseen), taken from the env-less domains in turn. */
@@ -276,12 +276,13 @@ export const FULL_PLAN: DemoPlan = {
   // 32 forbidden-write failures became successes, 3 successes were lost to a write the rehearsal
   // wrongly imagined refused. RESULTS.md (issue 11).
   testtimeGuard: true,
-  // The note steers the committed calls, not the reply (`committedReplies`): reading the note, the
-  // tiny actor wrote days and names into its reply that neither the note nor the real results hold
-  // (replies with a wrong fact, `envace`: seed 0 16 → 20, seed 9 11 → 15 with the note; written
-  // again without it 16 and 11). `envace` parallel:4, note's reply → real reply: seed 0 78.9 → 83.6,
-  // seed 9 76.3 → 77.6 (none 80.9, 70.4). RESULTS.md (issue 11).
-  testtimeCommitReply: "real",
+  // The note decides what each committed step does, not how (`noteDecides`): reading the note, the
+  // tiny actor wrote ids and days into calls and replies that neither the note nor the real results
+  // hold (`envace` with the note: replies with a wrong fact seed 0 16 → 20, seed 9 11 → 14; wrong
+  // arguments seed 1 2 → 6). `envace` parallel:4 (same seeded attempts), note acting → deciding:
+  // seed 0 80.3 → 82.9, seed 1 85.5 → 88.8, seed 9 76.3 → 78.3 (none 80.9 / 84.2 / 70.4).
+  // RESULTS.md (issue 11).
+  testtimeNoteUse: "decide",
   // The rehearser also sees the conversation's earlier calls on the call's values (v17, issue 11's
   // test-time target): under `compact` it answered `freeze_account a72` without the lookup that
   // said a72 is frozen. Seeds 1–3: refusal recall of forbidden writes (`sft`/`envace`) 53.6/35.7 →
@@ -323,7 +324,7 @@ export const QUICK_PLAN: DemoPlan = {
   testtimeMemory: "consensus",
   testtimeAttempts: 2,
   testtimeGuard: true,
-  testtimeCommitReply: "real",
+  testtimeNoteUse: "decide",
   rehearsalPrompt: "compact-related",
   curveTasks: 4,
   fidelityCalls: 16,

@@ -5,7 +5,7 @@ import { createToolworldEnv, toolworldWriteTools } from "../envs/toolworld/index
 import type { TestTimeRow } from "../report/results.js";
 import { meanCI } from "../report/stats.js";
 import { runEpisodeWithRehearsal, testTimeSeeds, type RehearsalEpisodeOptions } from "../testtime/episode.js";
-import type { CommitReply, RehearsalMemoryKind, RehearsalOptions } from "../testtime/types.js";
+import type { NoteUse, RehearsalMemoryKind, RehearsalOptions } from "../testtime/types.js";
 import { EVAL_DECODING } from "./evaluate.js";
 import { demoRehearsalPrompt, type DemoPlan, type DemoRehearsalPrompt } from "./layout.js";
 
@@ -17,8 +17,8 @@ export interface DemoTestTimeChoices {
   memory: RehearsalMemoryKind;
   /** The rehearsal prompt: the plan's, or the saved model's own. */
   promptVariant: DemoRehearsalPrompt;
-  /** Where the committed run's replies come from (`RehearsalOptions.commitReply`). */
-  commitReply: CommitReply;
+  /** What the note does in the committed run (`RehearsalOptions.noteUse`). */
+  noteUse: NoteUse;
 }
 
 /**
@@ -37,13 +37,13 @@ export function testTimeRehearsal(
     maxTokensPerCall: EVAL_DECODING.maxTokens,
     maxStepsPerAttempt: EVAL_DECODING.maxAssistantTurns,
     temperature: c.attemptTemperature,
-    ...(mode === "none" || c.commitReply === "noted" ? {} : { commitReply: c.commitReply }),
+    ...(mode === "none" || c.noteUse === "act" ? {} : { noteUse: c.noteUse }),
   };
 }
 
 type TestTimePlan = Pick<
   DemoPlan,
-  "testtimeTemperature" | "testtimeMemory" | "rehearsalPrompt" | "testtimeCommitReply"
+  "testtimeTemperature" | "testtimeMemory" | "rehearsalPrompt" | "testtimeNoteUse"
 >;
 
 /** The plan's test-time choices (its defaults: temperature 1, a digest note, replies as noted). */
@@ -52,7 +52,7 @@ export function planTestTimeChoices(plan: TestTimePlan): DemoTestTimeChoices {
     attemptTemperature: plan.testtimeTemperature ?? 1,
     memory: plan.testtimeMemory ?? "digest",
     promptVariant: demoRehearsalPrompt(plan),
-    commitReply: plan.testtimeCommitReply ?? "noted",
+    noteUse: plan.testtimeNoteUse ?? "act",
   };
 }
 
@@ -131,10 +131,10 @@ export async function testTimeRows(
       n: mode === "none" ? 0 : o.n,
       ...(mode === "none" ? {} : { memory: o.memory }),
       ...(guarded ? { guard: true, held_calls: results.reduce((a, r) => a + r.rehearsal.heldCalls, 0) } : {}),
-      ...(rehearsal.commitReply === "real"
+      ...(rehearsal.noteUse === "decide"
         ? {
-            commit_reply: rehearsal.commitReply,
-            replaced_replies: results.reduce((a, r) => a + r.rehearsal.replacedReplies, 0),
+            note_use: rehearsal.noteUse,
+            rewritten_steps: results.reduce((a, r) => a + r.rehearsal.rewrittenSteps, 0),
           }
         : {}),
       success: { mean: success.mean, ci95: Number.isNaN(success.ci95) ? null : success.ci95, n: success.n },

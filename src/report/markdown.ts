@@ -156,7 +156,7 @@ export function resultsMarkdown(r: DemoResults): string {
       "",
       "## Test-time private rehearsal",
       "",
-      "| policy | mode | memory | success | per seed (change against none) | real calls while rehearsing | writes held back | replies written without the note | rehearsal tokens / task |",
+      "| policy | mode | memory | success | per seed (change against none) | real calls while rehearsing | writes held back | steps written without the note | rehearsal tokens / task |",
       "|---|---|---|---|---|---|---|---|---|",
     );
     for (const t of r.testtime) {
@@ -166,7 +166,7 @@ export function resultsMarkdown(r: DemoResults): string {
           t.success_per_seed,
           t === none ? undefined : none?.success_per_seed,
         )} | ${t.real_calls_during_rehearsal} | ${t.guard ? String(t.held_calls ?? 0) : "–"} | ${
-          t.commit_reply ? `${t.replaced_replies ?? 0} changed` : "–"
+          t.note_use ? `${t.rewritten_steps ?? 0} replaced` : "–"
         } | ${t.rehearsal_tokens_per_task.toFixed(0)} |`,
       );
     }

@@ -85,10 +85,10 @@ export const TestTimeRowZ = z.object({
   /** The committed run held back writes its rehearsal saw refused (`guardTools`), this many calls. */
   guard: z.boolean().optional(),
   held_calls: z.number().optional(),
-  /** Where the committed replies came from (`commitReply`; absent: the note's actor, `noted`). */
-  commit_reply: z.literal("real").optional(),
-  /** Replies the note-free rewrite changed (summed over seeds). */
-  replaced_replies: z.number().optional(),
+  /** The note decided the committed steps, written without it (`noteUse`; absent: `act`). */
+  note_use: z.literal("decide").optional(),
+  /** Steps the note-free rewrite replaced (summed over seeds). */
+  rewritten_steps: z.number().optional(),
   success: MeanCIZ,
   /** Several seeds: each seed's success (seed order); `held_calls` is then their sum. */
   success_per_seed: z.array(z.number().nullable()).optional(),

@@ -4,7 +4,7 @@ import { readActOutput } from "../rollout/act-output.js";
 import type { ToolCallRecord } from "../rollout/types.js";
 import { consensusPlan, isErrorResult, refusedCalls, toolCallKey } from "./consensus.js";
 import { countRehearsalCall } from "./metered-model.js";
-import { committedReplies } from "./committed-reply.js";
+import { noteDecides } from "./note-decides.js";
 import type { Rehearsal } from "./rehearse.js";
 import type { RehearsalAttempt, RehearsalOptions, RehearsalStats } from "./types.js";
 
@@ -107,9 +107,9 @@ function imaginedRefusal(content: string, held: readonly ToolCall[], guard: Comm
 
 /**
  * The actor of a committed run: behind the rehearsal's guard under `options.guardTools`, its
- * replies resting on the real conversation under `options.commitReply` (`committedReplies`); the
+ * steps written from the real conversation under `options.noteUse` "decide" (`noteDecides`); the
  * policy itself when neither is asked for. `observe` takes each rehearsal as it completes (its
- * attempts set the guard, its note is the one a rewritten reply leaves out). Held-back calls, fallbacks and rewritten
+ * attempts set the guard, its note is the one a rewritten step leaves out). Held-back calls, fallbacks and rewritten
  * replies are counted in `stats`, and the extra model calls in its calls and tokens: they are
  * rehearsal's cost.
  */
@@ -132,7 +132,14 @@ export function committedActor(
           onAsk: (request, result) => countRehearsalCall(stats, request, result, "guard"),
         });
   const actor =
-    options.commitReply === "real" ? committedReplies(guarded, policy, () => note, stats) : guarded;
+    options.noteUse === "decide"
+      ? noteDecides(
+          guarded,
+          policy,
+          { note: () => note, held: (c) => guard.refused.has(toolCallKey(c)) },
+          stats,
+        )
+      : guarded;
   return {
     actor,
     observe: (r) => {

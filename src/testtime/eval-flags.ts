@@ -1,10 +1,5 @@
 import { EnvaceError } from "../core/errors.js";
-import {
-  parseCommitReply,
-  parseMemoryKind,
-  parseRehearsalScope,
-  parseRehearsalSpec,
-} from "./rehearsal-spec.js";
+import { parseNoteUse, parseMemoryKind, parseRehearsalScope, parseRehearsalSpec } from "./rehearsal-spec.js";
 import { REHEARSAL_PROMPT_VARIANTS, type RehearsalPromptVariant } from "../rollout/rehearsal-prompt.js";
 import type { RehearsalOptions } from "./types.js";
 
@@ -29,8 +24,8 @@ export interface RehearsalEvalFlags {
    * them refused; `writes`: the bench's own state-changing tools (`guardsWrites`).
    */
   guardTools?: string;
-  /** Where the committed run's replies come from: `noted` | `real` (default noted). */
-  commitReply?: string;
+  /** What the note does in the committed run: `act` | `decide` (default act). */
+  noteUse?: string;
   /** A saved model directory, run through the worker (instead of --endpoint/--model). */
   checkpoint?: string;
 }
@@ -51,11 +46,11 @@ export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
       o.rehearsalScope !== undefined ||
       o.rehearsalUserReplies !== undefined ||
       o.guardTools !== undefined ||
-      o.commitReply !== undefined)
+      o.noteUse !== undefined)
   ) {
     throw new EnvaceError(
       "INVALID_CONFIG",
-      "--memory, --rehearsal-scope, --rehearsal-user-replies, --guard-tools and --commit-reply need --rehearsal parallel:N or sequential:N",
+      "--memory, --rehearsal-scope, --rehearsal-user-replies, --guard-tools and --note-use need --rehearsal parallel:N or sequential:N",
     );
   }
   const guardTools =
@@ -78,7 +73,7 @@ export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
     ...(promptVariant ? { promptVariant } : {}),
     ...(userReplies !== undefined ? { userReplies } : {}),
     ...(guardTools ? { guardTools } : {}),
-    ...(o.commitReply !== undefined ? { commitReply: parseCommitReply(o.commitReply) } : {}),
+    ...(o.noteUse !== undefined ? { noteUse: parseNoteUse(o.noteUse) } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { EnvaceError } from "../core/errors.js";
-import type { CommitReply, RehearsalMemoryKind, RehearsalMode, RehearsalScope } from "./types.js";
+import type { NoteUse, RehearsalMemoryKind, RehearsalMode, RehearsalScope } from "./types.js";
 
 /** Reads `none`, `parallel:N` or `sequential:N` (N ≥ 1; `parallel` alone means N = 1). */
 export function parseRehearsalSpec(spec: string): { mode: RehearsalMode; n: number } {
@@ -24,7 +24,7 @@ export function parseRehearsalScope(v: string): RehearsalScope {
   throw new EnvaceError("INVALID_CONFIG", `--rehearsal-scope must be turn or action, got "${v}"`);
 }
 
-export function parseCommitReply(v: string): CommitReply {
-  if (v === "noted" || v === "real") return v;
-  throw new EnvaceError("INVALID_CONFIG", `--commit-reply must be noted or real, got "${v}"`);
+export function parseNoteUse(v: string): NoteUse {
+  if (v === "act" || v === "decide") return v;
+  throw new EnvaceError("INVALID_CONFIG", `--note-use must be act or decide, got "${v}"`);
 }

@@ -9,8 +9,8 @@ export type RehearsalMode = "none" | "parallel" | "sequential";
  * (`consensusPlan`).
  */
 export type RehearsalMemoryKind = "summary" | "digest" | "consensus";
-/** Where the committed run's replies come from (`RehearsalOptions.commitReply`). */
-export type CommitReply = "noted" | "real";
+/** What the note does in the committed run (`RehearsalOptions.noteUse`). */
+export type NoteUse = "act" | "decide";
 /** Rehearse once per user turn (before its first real action), or before every real action. */
 export type RehearsalScope = "turn" | "action";
 
@@ -51,12 +51,12 @@ export interface RehearsalOptions {
    */
   guardTools?: readonly string[];
   /**
-   * Where the committed run's replies come from (default `noted`: the actor reading the note). The
-   * note steers the run's calls, not its words: `real` writes each reply again from the real
-   * conversation alone (the note left out), unless without the note the actor would call a tool
-   * instead (then the reply written with the note stands).
+   * What the note does in the committed run: `act` (default), the actor acts reading it; `decide`,
+   * it decides what each step does but not how (`noteDecides`): each step is written again from
+   * the real conversation alone, and that one is committed where it does the same (the same tools
+   * in the same order, or a reply) and the guard holds none of its calls; else the noted step.
    */
-  commitReply?: CommitReply;
+  noteUse?: NoteUse;
 }
 
 /** How an imagined attempt ended. */
@@ -115,9 +115,9 @@ export interface RehearsalStats {
   /**
    * Model calls made for rehearsal, by kind: `guard` counts the committed run's asks again after a
    * held-back call (`guardTools`), which the committed run would not make without the rehearsal;
-   * `reply` the replies written again without the note (`commitReply`).
+   * `rewrite` the steps written again without the note (`noteUse: "decide"`).
    */
-  calls: { act: number; rehearse: number; summary: number; guard: number; reply: number };
+  calls: { act: number; rehearse: number; summary: number; guard: number; rewrite: number };
   tokens: { prompt: number; completion: number; total: number };
   attemptEnds: Partial<Record<AttemptEnd, number>>;
   /** Summaries that failed or came back empty and were replaced by the digest. */
@@ -132,8 +132,8 @@ export interface RehearsalStats {
   heldCalls: number;
   /** Times the actor insisted on a held-back call and the rehearsal's reply was committed instead. */
   guardFallbacks: number;
-  /** Replies written again without the note that differ from the one written with it (`commitReply`). */
-  replacedReplies: number;
+  /** Steps written again without the note that replaced the one written with it (`noteUse: "decide"`). */
+  rewrittenSteps: number;
 }
 
 export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
@@ -145,7 +145,7 @@ export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
     phases: 0,
     skipped: 0,
     attempts: 0,
-    calls: { act: 0, rehearse: 0, summary: 0, guard: 0, reply: 0 },
+    calls: { act: 0, rehearse: 0, summary: 0, guard: 0, rewrite: 0 },
     tokens: { prompt: 0, completion: 0, total: 0 },
     attemptEnds: {},
     summaryFallbacks: 0,
@@ -154,7 +154,7 @@ export function emptyRehearsalStats(opts: RehearsalOptions): RehearsalStats {
     imaginedUserCalls: 0,
     heldCalls: 0,
     guardFallbacks: 0,
-    replacedReplies: 0,
+    rewrittenSteps: 0,
   };
 }
 
@@ -167,7 +167,7 @@ export function addRehearsalStats(a: RehearsalStats, b: RehearsalStats): Rehears
   a.calls.rehearse += b.calls.rehearse;
   a.calls.summary += b.calls.summary;
   a.calls.guard += b.calls.guard;
-  a.calls.reply += b.calls.reply;
+  a.calls.rewrite += b.calls.rewrite;
   a.tokens.prompt += b.tokens.prompt;
   a.tokens.completion += b.tokens.completion;
   a.tokens.total += b.tokens.total;
@@ -179,14 +179,14 @@ export function addRehearsalStats(a: RehearsalStats, b: RehearsalStats): Rehears
   a.imaginedUserCalls += b.imaginedUserCalls;
   a.heldCalls += b.heldCalls;
   a.guardFallbacks += b.guardFallbacks;
-  a.replacedReplies += b.replacedReplies;
+  a.rewrittenSteps += b.rewrittenSteps;
   return a;
 }
 
 /** All model calls made for rehearsal, of every kind. */
 export function rehearsalCallCount(stats: RehearsalStats): number {
   const c = stats.calls;
-  return c.act + c.rehearse + c.summary + c.guard + c.reply;
+  return c.act + c.rehearse + c.summary + c.guard + c.rewrite;
 }
 
 /** A bench summary's `rehearsal` field (snake_case, as `--json` prints it). */
@@ -201,8 +201,8 @@ export interface RehearsalReport {
   /** Calls the commit guard held back (`guardTools`), and fallbacks to the rehearsal's reply. */
   held_calls: number;
   guard_fallbacks: number;
-  /** Replies written again without the note that changed the committed reply (`commitReply`). */
-  replaced_replies: number;
+  /** Steps written again without the note that replaced the committed one (`noteUse: "decide"`). */
+  rewritten_steps: number;
   tokens: RehearsalStats["tokens"];
   calls: RehearsalStats["calls"];
   attempts: number;
@@ -221,7 +221,7 @@ export function rehearsalReport(total: RehearsalStats, episodes: number): Rehear
     imagined_user_calls: total.imaginedUserCalls,
     held_calls: total.heldCalls,
     guard_fallbacks: total.guardFallbacks,
-    replaced_replies: total.replacedReplies,
+    rewritten_steps: total.rewrittenSteps,
     tokens: total.tokens,
     calls: total.calls,
     attempts: total.attempts,

@@ -112,8 +112,8 @@ export function register(program: Command): void {
       "commit guard: comma-separated side-effecting tools the committed run will not call with arguments the rehearsal saw refused in most attempts that made them (the actor sees the imagined refusal and answers again; held_calls in --json); writes: the bench's own state-changing tools (tau2, vita, toolworld)",
     )
     .option(
-      "--commit-reply <kind>",
-      "where the committed run's replies come from: noted (the actor reading the rehearsal note; default) | real (each reply written again from the real conversation, the note left out: the note steers calls, replies state real results; replaced_replies in --json)",
+      "--note-use <kind>",
+      "what the rehearsal note does in the committed run: act (the actor acts reading it; default) | decide (it decides what each step does, not how: each step is written again from the real conversation without the note and committed where it does the same, i.e. the same tools in the same order or a reply, and the guard holds none of its calls; one more model call per step; rewritten_steps in --json)",
     )
     .option("--checkpoint <dir>", "a saved model directory, served by a worker started for this run")
     .option(

@@ -124,7 +124,7 @@ describe("envace eval --bench tau2:mock --rehearsal (mock agent and user endpoin
     300_000,
   );
 
-  it("--commit-reply real: the committed reply is written again without the note, and counted", async () => {
+  it("--note-use decide: the committed steps are written again without the note, and counted", async () => {
     // with the note in its system message the agent words its reply otherwise
     const agent = await startMockOpenAIServer({
       handler: (b) => {
@@ -138,21 +138,22 @@ describe("envace eval --bench tau2:mock --rehearsal (mock agent and user endpoin
         "npx",
         [
           ...evalCreateTaskArgs(agent.baseURL, user.baseURL),
-          ...["--rehearsal", "parallel:2", "--memory", "consensus", "--commit-reply", "real"],
+          ...["--rehearsal", "parallel:2", "--memory", "consensus", "--note-use", "decide"],
         ],
         { cwd: root, encoding: "utf8", timeout: 300_000 },
       );
       const s = JSON.parse(stdout) as {
         results: Array<Record<string, unknown>>;
         rehearsal: {
-          replaced_replies: number;
-          calls: { reply: number };
+          rewritten_steps: number;
+          calls: { rewrite: number };
           real_calls_during_rehearsal: number;
         };
       };
       expect(s.results[0]).toMatchObject({ task_id: "create_task_1", reward: 1, real_calls: 1 });
-      expect(s.rehearsal).toMatchObject({ replaced_replies: 1, real_calls_during_rehearsal: 0 });
-      expect(s.rehearsal.calls.reply).toBe(1);
+      expect(s.rehearsal).toMatchObject({ rewritten_steps: 1, real_calls_during_rehearsal: 0 });
+      // both committed steps (the call, the reply) written again; only the reply changed
+      expect(s.rehearsal.calls.rewrite).toBe(2);
       // what the user was told: the reply written without the note
       const told = user.requests.flatMap((r) => r.body.messages.map((m) => m.content ?? ""));
       expect(told.some((c) => c.includes("Created the task Important Meeting."))).toBe(true);

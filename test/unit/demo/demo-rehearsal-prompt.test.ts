@@ -27,7 +27,7 @@ describe("the demo's rehearsal prompt", () => {
         attemptTemperature: 0.5,
         memory: "consensus",
         promptVariant: "compact-related",
-        commitReply: "real",
+        noteUse: "decide",
       }),
     );
     expect(planTestTimeRehearsal(compact).promptVariant).toBe("compact");
@@ -37,7 +37,7 @@ describe("the demo's rehearsal prompt", () => {
       memory: "consensus",
       temperature: 0.5,
       promptVariant: "compact-related",
-      commitReply: "real",
+      noteUse: "decide",
     });
   });
 

@@ -43,7 +43,7 @@ const rehearsal = testTimeRehearsal("parallel", 2, {
   attemptTemperature: 0.5,
   memory: "digest",
   promptVariant: "compact",
-  commitReply: "noted",
+  noteUse: "act",
 });
 
 /** One step of the noted sampler over `input`: what the inner sampler was given, and the policy. */

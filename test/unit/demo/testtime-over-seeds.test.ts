@@ -67,21 +67,21 @@ describe("test-time rows over seeds", () => {
     expect(md).toContain("| 80.0 (+5.0) / 52.0 (+2.0) | 0 | 10 | – |");
   });
 
-  it("sums the replies written without the note, and keeps rows of another reply source apart", () => {
+  it("sums the steps written without the note, and keeps rows of another note use apart", () => {
     const real = (mean: number, replaced: number): TestTimeRow => ({
       ...row("parallel", mean, 1),
-      commit_reply: "real",
-      replaced_replies: replaced,
+      note_use: "decide",
+      rewritten_steps: replaced,
     });
     const [none, noted, rewritten] = testTimeOverSeeds([
       [row("none", 0.75), row("parallel", 0.8, 3), real(0.82, 4)],
       [row("none", 0.5), row("parallel", 0.52, 7), real(0.6, 5)],
     ]);
-    expect(none!.replaced_replies).toBeUndefined();
+    expect(none!.rewritten_steps).toBeUndefined();
     expect(noted!.success_per_seed).toEqual([0.8, 0.52]);
-    expect(noted!.replaced_replies).toBeUndefined();
+    expect(noted!.rewritten_steps).toBeUndefined();
     expect(rewritten!.success_per_seed).toEqual([0.82, 0.6]);
-    expect(rewritten!.replaced_replies).toBe(9);
+    expect(rewritten!.rewritten_steps).toBe(9);
     const md = resultsMarkdown({
       minutes: 1,
       report: "r",
@@ -89,6 +89,6 @@ describe("test-time rows over seeds", () => {
       arms: [],
       testtime: [none!, rewritten!],
     });
-    expect(md).toContain("| 82.0 (+7.0) / 60.0 (+10.0) | 0 | 2 | 9 changed |");
+    expect(md).toContain("| 82.0 (+7.0) / 60.0 (+10.0) | 0 | 2 | 9 replaced |");
   });
 });

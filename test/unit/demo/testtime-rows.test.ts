@@ -11,7 +11,7 @@ const choices: DemoTestTimeChoices & { seed: number } = {
   attemptTemperature: 1,
   memory: "digest",
   promptVariant: "compact",
-  commitReply: "noted",
+  noteUse: "act",
 };
 
 describe("test-time rehearsal rows of the demo", () => {
@@ -45,7 +45,7 @@ describe("test-time rehearsal rows of the demo", () => {
     expect(temps.every((t) => t === 0 || t === 0.5)).toBe(true);
   });
 
-  it("with commitReply real, writes each committed reply again without the note, and says so in the rows", async () => {
+  it("with noteUse decide, writes each committed step again without the note, and says so in the rows", async () => {
     // with the note in its system message the actor says one thing, without it another
     const policy = new ScriptedPolicy({
       act: [(r) => (hasNote(r) ? "sorry, noted." : "sorry, real.")],
@@ -53,17 +53,17 @@ describe("test-time rehearsal rows of the demo", () => {
     });
     const rows = await testTimeRows("p", policy, tasks, {
       ...choices,
-      commitReply: "real",
+      noteUse: "decide",
       n: 2,
       concurrency: 4,
     });
-    expect(rows.map((r) => [r.mode, r.commit_reply, r.replaced_replies])).toEqual([
+    expect(rows.map((r) => [r.mode, r.note_use, r.rewritten_steps])).toEqual([
       ["none", undefined, undefined],
-      ["parallel", "real", turns],
-      ["sequential", "real", turns],
+      ["parallel", "decide", turns],
+      ["sequential", "decide", turns],
     ]);
-    const noted = await testTimeRows("p", policy, tasks, { ...choices, n: 2, concurrency: 4 });
-    expect(noted.every((r) => r.commit_reply === undefined && r.replaced_replies === undefined)).toBe(true);
+    const acted = await testTimeRows("p", policy, tasks, { ...choices, n: 2, concurrency: 4 });
+    expect(acted.every((r) => r.note_use === undefined && r.rewritten_steps === undefined)).toBe(true);
   });
 
   it("with guard, holds back every write its rehearsal saw refused, and says so in the rows", async () => {

@@ -162,7 +162,7 @@ describe("committedActor", () => {
     const completion = res.samples[0]!.tokenIds!.length;
     const prompt = promptTokenCount(res, ask.request.messages);
     expect(prompt).toBeGreaterThan(0);
-    expect(stats.calls).toEqual({ act: 0, rehearse: 0, summary: 0, guard: 1, reply: 0 });
+    expect(stats.calls).toEqual({ act: 0, rehearse: 0, summary: 0, guard: 1, rewrite: 0 });
     expect(stats.tokens).toEqual({ prompt, completion, total: prompt + completion });
     expect(rehearsalCallCount(stats)).toBe(1);
   });

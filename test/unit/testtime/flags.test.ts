@@ -48,13 +48,13 @@ describe("rehearsal flags", () => {
     ).toBe("compact-related");
   });
 
-  it("--commit-reply: noted or real, only with rehearsal", () => {
-    expect(rehearsalFromFlags({ rehearsal: "parallel:2", commitReply: "real" }).commitReply).toBe("real");
-    expect(rehearsalFromFlags({ rehearsal: "parallel:2" })).not.toHaveProperty("commitReply");
-    expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", commitReply: "vote" })).toThrow(
-      '--commit-reply must be noted or real, got "vote"',
+  it("--note-use: act or decide, only with rehearsal", () => {
+    expect(rehearsalFromFlags({ rehearsal: "parallel:2", noteUse: "decide" }).noteUse).toBe("decide");
+    expect(rehearsalFromFlags({ rehearsal: "parallel:2" })).not.toHaveProperty("noteUse");
+    expect(() => rehearsalFromFlags({ rehearsal: "parallel:2", noteUse: "vote" })).toThrow(
+      '--note-use must be act or decide, got "vote"',
     );
-    expect(() => rehearsalFromFlags({ commitReply: "real" })).toThrow(/need --rehearsal parallel:N/);
+    expect(() => rehearsalFromFlags({ noteUse: "decide" })).toThrow(/need --rehearsal parallel:N/);
   });
 
   it("--rehearsal-user-replies: a non-negative integer, only with rehearsal", () => {

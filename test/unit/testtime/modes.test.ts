@@ -54,7 +54,7 @@ describe("runEpisodeWithRehearsal: exact calls per mode and N", () => {
       n,
       phases: 2,
       attempts: 2 * n,
-      calls: { act: 4 * n, rehearse: 2 * n, summary: 0, guard: 0, reply: 0 },
+      calls: { act: 4 * n, rehearse: 2 * n, summary: 0, guard: 0, rewrite: 0 },
       attemptEnds: { replied: 2 * n },
       realCallsDuringRehearsal: 0,
     });
@@ -67,7 +67,7 @@ describe("runEpisodeWithRehearsal: exact calls per mode and N", () => {
   it("summary memory adds one summary call per rehearsal", async () => {
     const { ep, p } = await run({ mode: "parallel", n: 2, memory: "summary" });
     expect(p.callsFor("act").filter((c) => isSummary(c.request))).toHaveLength(2);
-    expect(ep.rehearsal.calls).toEqual({ act: 8, rehearse: 4, summary: 2, guard: 0, reply: 0 });
+    expect(ep.rehearsal.calls).toEqual({ act: 8, rehearse: 4, summary: 2, guard: 0, rewrite: 0 });
     expect(ep.rehearsal.summaryFallbacks).toBe(0);
   });
 

@@ -1,0 +1,61 @@
+import type { ToolCall } from "../core/messages.js";
+import type { ChatModel, ChatRequest, ChatResult } from "../core/model.js";
+import { readActOutput } from "../rollout/act-output.js";
+import { withoutMemory } from "./memory-view.js";
+import { countRehearsalCall } from "./metered-model.js";
+import type { RehearsalStats } from "./types.js";
+
+/** What a step does: the tools it calls, in order, or `reply`; with its calls. */
+function decisionOf(result: ChatResult): { decision: string; calls: ToolCall[] } | undefined {
+  const sample = result.samples[0];
+  if (!sample) return undefined;
+  const { calls } = readActOutput(sample, "decision");
+  return { decision: calls.length === 0 ? "reply" : calls.map((c) => c.name).join(","), calls };
+}
+
+export interface NoteDecidesInput {
+  /** The note of the latest rehearsal (the one in the actor's system message). */
+  note: () => string | undefined;
+  /** Whether the commit guard holds this call back (a rewritten step never brings one in). */
+  held: (call: ToolCall) => boolean;
+}
+
+/**
+ * The committed actor under `noteUse: "decide"`: the note decides what each step does, the real
+ * conversation how. `actor` acts with the note in its system message; `policy` writes the step
+ * again with the note left out, and where it decides the same (the same tools in the same order,
+ * or a reply) that step is committed: its arguments and words rest on the real results alone. Where
+ * it decides otherwise (another tool, a call instead of a reply) the step written with the note
+ * stands, and so does one whose rewrite makes a call the guard holds back. Why: reading the note, a
+ * tiny actor copies values that neither the note nor the real results hold (issue 11: seed 0
+ * "moved to thursday" in both, "friday" in the reply; seed 1 `list_accounts` on the email it had
+ * just looked up, not the id the lookup returned), though the note's decisions help (fewer
+ * forbidden writes, fewer early stops). The extra call per step is rehearsal's cost
+ * (`stats.calls.rewrite`); `stats.rewrittenSteps` counts the steps it changed.
+ */
+export function noteDecides(
+  actor: ChatModel,
+  policy: ChatModel,
+  input: NoteDecidesInput,
+  stats: RehearsalStats,
+): ChatModel {
+  return {
+    name: actor.name,
+    async chat(request: ChatRequest, options?: { signal?: AbortSignal }): Promise<ChatResult> {
+      const result = await actor.chat(request, options);
+      const plain = withoutMemory(request.messages, input.note());
+      const noted = plain.length !== request.messages.length || plain[0] !== request.messages[0];
+      const decided = decisionOf(result);
+      if (!noted || !decided) return result;
+      const again = { ...request, messages: plain };
+      const rewritten = await policy.chat(again, options);
+      countRehearsalCall(stats, again, rewritten, "rewrite");
+      const redecided = decisionOf(rewritten);
+      if (!redecided || redecided.decision !== decided.decision) return result;
+      if (redecided.calls.some(input.held)) return result;
+      if (rewritten.samples[0]!.text === result.samples[0]!.text) return result;
+      stats.rewrittenSteps++;
+      return rewritten;
+    },
+  };
+}
