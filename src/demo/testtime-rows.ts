@@ -46,7 +46,7 @@ type TestTimePlan = Pick<
   "testtimeTemperature" | "testtimeMemory" | "rehearsalPrompt" | "testtimeNoteUse"
 >;
 
-/** The plan's test-time choices (its defaults: temperature 1, a digest note, replies as noted). */
+/** The plan's test-time choices (its defaults: temperature 1, a digest note, the note acting). */
 export function planTestTimeChoices(plan: TestTimePlan): DemoTestTimeChoices {
   return {
     attemptTemperature: plan.testtimeTemperature ?? 1,

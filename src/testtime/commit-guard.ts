@@ -109,9 +109,9 @@ function imaginedRefusal(content: string, held: readonly ToolCall[], guard: Comm
  * The actor of a committed run: behind the rehearsal's guard under `options.guardTools`, its
  * steps written from the real conversation under `options.noteUse` "decide" (`noteDecides`); the
  * policy itself when neither is asked for. `observe` takes each rehearsal as it completes (its
- * attempts set the guard, its note is the one a rewritten step leaves out). Held-back calls, fallbacks and rewritten
- * replies are counted in `stats`, and the extra model calls in its calls and tokens: they are
- * rehearsal's cost.
+ * attempts set the guard, its note is the one a rewritten step leaves out). Held-back calls,
+ * fallbacks and rewritten steps are counted in `stats`, and the extra model calls in its calls and
+ * tokens: they are rehearsal's cost.
  */
 export function committedActor(
   policy: ChatModel,
