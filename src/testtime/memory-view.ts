@@ -16,14 +16,19 @@ export function withMemory(messages: readonly Message[], note: string | undefine
   return [{ role: "system", content: note }, ...messages];
 }
 
+/** Whether `withMemory` put `note` into these messages. */
+export function hasMemory(messages: readonly Message[], note: string | undefined): note is string {
+  const first = messages[0];
+  if (!note || first?.role !== "system" || !first.content) return false;
+  return first.content === note || first.content.endsWith(`\n\n${note}`);
+}
+
 /** The messages as they were before `withMemory(messages, note)` (unchanged where the note is not there). */
 export function withoutMemory(messages: readonly Message[], note: string | undefined): Message[] {
-  const first = messages[0];
-  if (!note || first?.role !== "system" || !first.content) return messages.slice();
+  if (!hasMemory(messages, note)) return messages.slice();
+  const first = messages[0]!;
   if (first.content === note) return messages.slice(1);
-  const suffix = `\n\n${note}`;
-  if (!first.content.endsWith(suffix)) return messages.slice();
-  return [{ ...first, content: first.content.slice(0, -suffix.length) }, ...messages.slice(1)];
+  return [{ ...first, content: first.content.slice(0, -(note.length + 2)) }, ...messages.slice(1)];
 }
 
 export const MEMORY_HEADER = "# Private rehearsal notes";

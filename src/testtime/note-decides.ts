@@ -1,7 +1,7 @@
 import type { ToolCall } from "../core/messages.js";
 import type { ChatModel, ChatRequest, ChatResult } from "../core/model.js";
 import { readActOutput } from "../rollout/act-output.js";
-import { withoutMemory } from "./memory-view.js";
+import { hasMemory, withoutMemory } from "./memory-view.js";
 import { countRehearsalCall } from "./metered-model.js";
 import type { RehearsalStats } from "./types.js";
 
@@ -43,11 +43,10 @@ export function noteDecides(
     name: actor.name,
     async chat(request: ChatRequest, options?: { signal?: AbortSignal }): Promise<ChatResult> {
       const result = await actor.chat(request, options);
-      const plain = withoutMemory(request.messages, input.note());
-      const noted = plain.length !== request.messages.length || plain[0] !== request.messages[0];
+      const note = input.note();
       const decided = decisionOf(result);
-      if (!noted || !decided) return result;
-      const again = { ...request, messages: plain };
+      if (!hasMemory(request.messages, note) || !decided) return result;
+      const again = { ...request, messages: withoutMemory(request.messages, note) };
       const rewritten = await policy.chat(again, options);
       countRehearsalCall(stats, again, rewritten, "rewrite");
       const redecided = decisionOf(rewritten);
