@@ -1,5 +1,8 @@
 import type { Message } from "../core/messages.js";
 
+/** What stands between the system message's own text and the note `withMemory` appends. */
+const NOTE_SEPARATOR = "\n\n";
+
 /**
  * Where the rehearsal memory goes in the committed run: appended to the actor's system message (a
  * system message is created when the conversation has none). The system message is the one place
@@ -10,7 +13,7 @@ export function withMemory(messages: readonly Message[], note: string | undefine
   if (!note) return messages.slice();
   const first = messages[0];
   if (first?.role === "system") {
-    const content = first.content ? `${first.content}\n\n${note}` : note;
+    const content = first.content ? `${first.content}${NOTE_SEPARATOR}${note}` : note;
     return [{ ...first, content }, ...messages.slice(1)];
   }
   return [{ role: "system", content: note }, ...messages];
@@ -20,7 +23,7 @@ export function withMemory(messages: readonly Message[], note: string | undefine
 export function hasMemory(messages: readonly Message[], note: string | undefined): note is string {
   const first = messages[0];
   if (!note || first?.role !== "system" || !first.content) return false;
-  return first.content === note || first.content.endsWith(`\n\n${note}`);
+  return first.content === note || first.content.endsWith(`${NOTE_SEPARATOR}${note}`);
 }
 
 /** The messages as they were before `withMemory(messages, note)` (unchanged where the note is not there). */
@@ -28,7 +31,8 @@ export function withoutMemory(messages: readonly Message[], note: string | undef
   if (!hasMemory(messages, note)) return messages.slice();
   const first = messages[0]!;
   if (first.content === note) return messages.slice(1);
-  return [{ ...first, content: first.content.slice(0, -(note.length + 2)) }, ...messages.slice(1)];
+  const content = first.content.slice(0, -(NOTE_SEPARATOR.length + note.length));
+  return [{ ...first, content }, ...messages.slice(1)];
 }
 
 export const MEMORY_HEADER = "# Private rehearsal notes";

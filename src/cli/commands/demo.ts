@@ -86,20 +86,20 @@ export function register(program: Command): void {
     .option("--json", "print one results object on stdout (progress stays on stderr)")
     .action(async (flags: DemoFlags) => {
       // Blank entries ("sft,", a doubled comma) are ignored; a list that names no arm is refused
-      // rather than read as "every arm".
+      // rather than run as SFT alone with an empty table.
       const arms = flags.arms
         ?.split(",")
         .map((s) => s.trim())
         .filter((s) => s !== "") as ArmName[] | undefined;
-      const unknown = arms?.filter((a) => !names.includes(a));
-      if (unknown && unknown.length > 0) {
-        process.stderr.write(
-          `envace demo: unknown arm(s) ${unknown.join(", ")}; choose from ${names.join(", ")}\n`,
-        );
-        process.exit(2);
-      }
-      if (arms && arms.length === 0) {
-        process.stderr.write(`envace demo: --arms names no arm; choose from ${names.join(", ")}\n`);
+      const unknown = arms?.filter((a) => !names.includes(a)) ?? [];
+      const refusal =
+        unknown.length > 0
+          ? `unknown arm(s) ${unknown.join(", ")}`
+          : arms?.length === 0
+            ? "--arms names no arm"
+            : undefined;
+      if (refusal) {
+        process.stderr.write(`envace demo: ${refusal}; choose from ${names.join(", ")}\n`);
         process.exit(2);
       }
       const out = flags.out ?? join("runs", `demo-${timestamp()}`);
