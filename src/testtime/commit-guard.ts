@@ -136,7 +136,11 @@ export function committedActor(
       ? noteDecides(
           guarded,
           policy,
-          { note: () => note, held: (c) => guard.refused.has(toolCallKey(c)) },
+          {
+            note: () => note,
+            held: (c) => guard.refused.has(toolCallKey(c)),
+            ...(tools.size > 0 ? { reads: (c: ToolCall) => !tools.has(c.name) } : {}),
+          },
           stats,
         )
       : guarded;

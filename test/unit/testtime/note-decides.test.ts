@@ -144,6 +144,63 @@ describe("noteUse in a rehearsed episode", () => {
     expect(ep.rehearsal.heldCalls).toBe(0);
   });
 
+  /**
+   * With the note the actor answers at once, in the note's words (A1 shipped); without it, it
+   * looks A1 up first (`plainStep`: a read, or the cancel when `plainWrites`).
+   */
+  function stopsEarlyWithNote(o: { plainWrites?: boolean } = {}): ScriptedPolicy {
+    return new ScriptedPolicy({
+      act: [
+        (r) => {
+          if (hasNote(r)) return "Order A1 has shipped.";
+          if (lastOf(r).role === "tool") return "Order A1 is pending.";
+          return o.plainWrites
+            ? call("cancel_order", { order_id: "A1" })
+            : call("get_order", { order_id: "A1" });
+        },
+      ],
+      rehearse: [result({ order_id: "A1", status: "shipped" })],
+      repeatLast: true,
+    });
+  }
+
+  it("commits the lookup the step written without the note makes where the noted step would reply", async () => {
+    const env = new OrderEnv();
+    const ep = await runEpisodeWithRehearsal(whereTask(), {
+      policy: stopsEarlyWithNote(),
+      envFactory: () => env,
+      rehearsal: rehearsal("decide", ["cancel_order"]),
+    });
+    // the real lookup, then the reply (the same decision as the noted one) in the real words
+    expect(ep.calls.map((c) => [c.call.name, c.call.arguments])).toEqual([["get_order", { order_id: "A1" }]]);
+    expect(ep.replies).toEqual(["Order A1 is pending."]);
+    expect(ep.success).toBe(true);
+    expect(ep.rehearsal.rewrittenSteps).toBe(2);
+  });
+
+  it("keeps the noted reply where the step without the note writes, or where no tool is named a write", async () => {
+    const env = new OrderEnv();
+    const writes = await runEpisodeWithRehearsal(whereTask(), {
+      policy: stopsEarlyWithNote({ plainWrites: true }),
+      envFactory: () => env,
+      rehearsal: rehearsal("decide", ["cancel_order"]),
+    });
+    // the note may keep a write out of the turn: nothing cancelled
+    expect(writes.calls).toEqual([]);
+    expect(writes.replies).toEqual(["Order A1 has shipped."]);
+    expect(env.orders.A1).toBe("pending");
+    expect(writes.rehearsal.rewrittenSteps).toBe(0);
+
+    // no guarded tools: which calls only read is unknown, and the noted reply stands
+    const unnamed = await runEpisodeWithRehearsal(whereTask(), {
+      policy: stopsEarlyWithNote(),
+      envFactory: () => new OrderEnv(),
+      rehearsal: rehearsal("decide"),
+    });
+    expect(unnamed.calls).toEqual([]);
+    expect(unnamed.replies).toEqual(["Order A1 has shipped."]);
+  });
+
   it("applies to a live turn too (rehearseThenCommit)", async () => {
     const env = new OrderEnv();
     const turn = await rehearseThenCommit({
