@@ -122,6 +122,7 @@ export function committedActor(
   if (options.mode === "none") return { actor: policy, observe: () => {} };
   let guard = NO_GUARD;
   let note: string | undefined;
+  let tried = new Set<string>(); // the tools some attempt of the latest rehearsal called
   const guarded =
     tools.size === 0
       ? policy
@@ -139,7 +140,14 @@ export function committedActor(
           {
             note: () => note,
             held: (c) => guard.refused.has(toolCallKey(c)),
-            ...(tools.size > 0 ? { reads: (c: ToolCall) => !tools.has(c.name) } : {}),
+            ...(tools.size > 0
+              ? {
+                  effects: {
+                    reads: (c: ToolCall) => !tools.has(c.name),
+                    tried: (c: ToolCall) => tried.has(c.name),
+                  },
+                }
+              : {}),
           },
           stats,
         )
@@ -149,6 +157,7 @@ export function committedActor(
     observe: (r) => {
       if (tools.size > 0) guard = commitGuard(r.attempts, tools);
       note = r.note;
+      tried = new Set(r.attempts.flatMap((a) => a.calls.map((c) => c.call.name)));
     },
   };
 }

@@ -54,7 +54,9 @@ export interface RehearsalOptions {
    * What the note does in the committed run: `act` (default), the actor acts reading it; `decide`,
    * it decides what each step does but not how (`noteDecides`): each step is written again from
    * the real conversation alone, and that one is committed where it does the same (the same tools
-   * in the same order, or a reply) and the guard holds none of its calls; else the noted step.
+   * in the same order, or a reply) and the guard holds none of its calls; else the noted step, but
+   * where `guardTools` names the writes: a noted reply gives way to a step that only reads, and a
+   * noted write no attempt made to a step without one (`plainDecides`).
    */
   noteUse?: NoteUse;
 }

@@ -113,7 +113,7 @@ export function register(program: Command): void {
     )
     .option(
       "--note-use <kind>",
-      "what the rehearsal note does in the committed run: act (the actor acts reading it; default) | decide (it decides what each step does, not how: each step is written again from the real conversation without the note and committed where it does the same, i.e. the same tools in the same order or a reply, and the guard holds none of its calls; one more model call per step; rewritten_steps in --json)",
+      "what the rehearsal note does in the committed run: act (the actor acts reading it; default) | decide (it decides what each step does, not how: each step is written again from the real conversation without the note and committed where it does the same, i.e. the same tools in the same order or a reply, and the guard holds none of its calls; with --guard-tools naming the writes, also where the noted step would reply and the rewritten one only reads, or the noted step makes a write no attempt made and the rewritten one makes none; one more model call per step; rewritten_steps in --json)",
     )
     .option("--checkpoint <dir>", "a saved model directory, served by a worker started for this run")
     .option(

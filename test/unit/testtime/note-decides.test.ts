@@ -201,6 +201,55 @@ describe("noteUse in a rehearsed episode", () => {
     expect(unnamed.replies).toEqual(["Order A1 has shipped."]);
   });
 
+  /**
+   * After the lookup, the actor with the note cancels A1; without it, it cancels only an order it
+   * sees open, else says the status. `imagined`: the status the rehearser gives A1 (real: pending).
+   */
+  function cancelsWithNote(imagined: string): ScriptedPolicy {
+    return new ScriptedPolicy({
+      act: [
+        (r) => {
+          const last = lastOf(r);
+          if (last.role !== "tool") return call("get_order", { order_id: "A1" });
+          if (/cancelled/.test(last.content)) return "Cancelled A1.";
+          if (hasNote(r) || /open/.test(last.content)) return call("cancel_order", { order_id: "A1" });
+          return "Order A1 is pending.";
+        },
+      ],
+      rehearse: [
+        (r) =>
+          /cancel_order/.test(lastOf(r).content.split("\n").pop() ?? "")
+            ? result({ order_id: "A1", status: "cancelled" })
+            : result({ order_id: "A1", status: imagined }),
+      ],
+      repeatLast: true,
+    });
+  }
+
+  it("commits the step without the note where the noted one makes a write no attempt made", async () => {
+    // the attempts look A1 up (imagined pending) and reply: none cancels
+    const env = new OrderEnv();
+    const ep = await runEpisodeWithRehearsal(whereTask(), {
+      policy: cancelsWithNote("pending"),
+      envFactory: () => env,
+      rehearsal: rehearsal("decide", ["cancel_order"]),
+    });
+    expect(ep.calls.map((c) => c.call.name)).toEqual(["get_order"]);
+    expect(ep.replies).toEqual(["Order A1 is pending."]);
+    expect(env.orders.A1).toBe("pending");
+    expect(ep.rehearsal.rewrittenSteps).toBe(1);
+
+    // the attempts imagine A1 open and cancel it: the noted cancel stands
+    const planned = new OrderEnv();
+    const kept = await runEpisodeWithRehearsal(whereTask(), {
+      policy: cancelsWithNote("open"),
+      envFactory: () => planned,
+      rehearsal: rehearsal("decide", ["cancel_order"]),
+    });
+    expect(kept.calls.map((c) => c.call.name)).toEqual(["get_order", "cancel_order"]);
+    expect(planned.orders.A1).toBe("cancelled");
+  });
+
   it("applies to a live turn too (rehearseThenCommit)", async () => {
     const env = new OrderEnv();
     const turn = await rehearseThenCommit({
