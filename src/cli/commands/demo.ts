@@ -87,11 +87,13 @@ export function register(program: Command): void {
     .action(async (flags: DemoFlags) => {
       // Blank entries ("sft,", a doubled comma) are ignored; a list that names no arm is refused
       // rather than run as SFT alone with an empty table.
-      const arms = flags.arms
+      const listed = flags.arms
         ?.split(",")
         .map((s) => s.trim())
-        .filter((s) => s !== "") as ArmName[] | undefined;
-      const unknown = arms?.filter((a) => !names.includes(a)) ?? [];
+        .filter((s) => s !== "");
+      const isArm = (a: string): a is ArmName => (names as readonly string[]).includes(a);
+      const arms = listed?.filter(isArm);
+      const unknown = listed?.filter((a) => !isArm(a)) ?? [];
       const refusal =
         unknown.length > 0
           ? `unknown arm(s) ${unknown.join(", ")}`
