@@ -15,6 +15,7 @@ import type { ArmSpec } from "./arms.js";
 import { EVAL_DECODING } from "./evaluate.js";
 import { demoRehearsalPrompt, demoWorkerArgs, type DemoPlan } from "./layout.js";
 import { withCompactTools } from "./policy-view.js";
+import { workerLogTo } from "./worker-log.js";
 import { curveEvaluator } from "./curve.js";
 import { tasksWithLoggedNotes } from "./rehearsal-notes.js";
 import { withOwnRehearsalNotes } from "./own-rehearsal-notes.js";
@@ -75,6 +76,7 @@ export async function trainArm(
     restartOnCrash: true,
     checkpointRoot: ctx.outDir,
     extraArgs: demoWorkerArgs(plan),
+    onLog: workerLogTo(join(ctx.outDir, "worker.log")),
   });
   const policy = boundedChatModel(withCompactTools(worker.client.chatModel()), plan.concurrency);
   const curve = curveEvaluator(policy, ctx.curveTasks, arm, {
@@ -99,7 +101,11 @@ export async function trainArm(
         plan.rl.rehearseTopP !== undefined && plan.rl.rehearseTopP < 1 ? { topP: plan.rl.rehearseTopP } : {};
       responder = rehearsalResponder(policy, { ...rehearseOpts, temperature: 1, ...topP });
     } else if (arm.mode === "simulator") {
-      simulator = await startWorker({ model: ctx.sftDir, port: 0 });
+      simulator = await startWorker({
+        model: ctx.sftDir,
+        port: 0,
+        onLog: workerLogTo(join(ctx.outDir, "simulator-worker.log")),
+      });
       const frozen = boundedChatModel(simulator.client.chatModel(), plan.concurrency);
       responder = simulatorResponder(frozen, { ...rehearseOpts, temperature: 0 });
     } else responder = realResponder((t) => createToolworldEnv(t));

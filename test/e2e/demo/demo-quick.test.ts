@@ -127,6 +127,14 @@ describe("envace demo --quick --json", () => {
           .split("\n"),
       ).toHaveLength(QUICK_PLAN.rl.steps);
     }
+    // each arm's worker left its output in the run directory (the simulator arm's frozen one too)
+    for (const name of ["sft", "real", "envace"])
+      expect(readFileSync(join(out, "arms", name, "worker.log"), "utf8")).toMatch(
+        /listening on http:\/\/127\.0\.0\.1:\d+/,
+      );
+    expect(readFileSync(join(out, "arms", "simulator", "simulator-worker.log"), "utf8")).toMatch(
+      /listening on/,
+    );
   });
 
   it("adds test-time rows that never touched the real environment while rehearsing", () => {

@@ -1,0 +1,14 @@
+import { appendFileSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+/**
+ * A worker's output, line by line, appended to `file` (an arm's `worker.log`). The demo prints
+ * progress, not the worker's lines, and a worker that dies (a crash, a restart, a kill) must leave
+ * its last words in the run directory: a user whose arm stops needs them, and so did the
+ * twenty-ninth session's `--jobs 4` run whose two stalled arms left no trace. Appended
+ * synchronously: the worker prints a few lines a run, and the last ones matter most when it goes.
+ */
+export function workerLogTo(file: string): (line: string) => void {
+  mkdirSync(dirname(file), { recursive: true });
+  return (line) => appendFileSync(file, `${line}\n`);
+}
