@@ -58,12 +58,11 @@ function plainDecides(noted: Decided, plain: Decided, input: NoteDecidesInput): 
  * rehearsal lost tasks the run without it won: on seed 3, 11 of 13 replied after `find_customer` /
  * `find_person` where that run went on to the required `list_*` (attempts whose imagined lookup
  * came back unusable stop early, and their note ends the turn there); on seed 0, 5 of 5 wrote to
- * an event or account the attempts had looked up and (in 4 of them, every attempt) left alone. Why the rewrite at all:
- * reading the note, a
- * tiny actor copies values that neither the note nor the real results hold (issue 11: seed 0
- * "moved to thursday" in both, "friday" in the reply; seed 1 `list_accounts` on the email it had
- * just looked up, not the id the lookup returned), though the note's decisions help (fewer
- * forbidden writes, fewer early stops). The extra call per step is rehearsal's cost
+ * an event or account the attempts had looked up and (in 4 of them, every attempt) left alone.
+ * Why the rewrite at all: reading the note, a tiny actor copies values that neither the note nor
+ * the real results hold (issue 11: seed 0 "moved to thursday" in both, "friday" in the reply;
+ * seed 1 `list_accounts` on the email it had just looked up, not the id the lookup returned),
+ * though the note's decisions help (fewer forbidden writes, fewer early stops). The extra call per step is rehearsal's cost
  * (`stats.calls.rewrite`); `stats.rewrittenSteps` counts the steps it changed.
  */
 export function noteDecides(
