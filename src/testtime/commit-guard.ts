@@ -155,8 +155,9 @@ export function committedActor(
   return {
     actor,
     observe: (r) => {
-      if (tools.size > 0) guard = commitGuard(r.attempts, tools);
       note = r.note;
+      if (tools.size === 0) return; // no guard, and nothing for the note's rewrites to tell apart
+      guard = commitGuard(r.attempts, tools);
       tried = new Set(r.attempts.flatMap((a) => a.calls.map((c) => c.call.name)));
     },
   };

@@ -62,8 +62,9 @@ function plainDecides(noted: Decided, plain: Decided, input: NoteDecidesInput): 
  * Why the rewrite at all: reading the note, a tiny actor copies values that neither the note nor
  * the real results hold (issue 11: seed 0 "moved to thursday" in both, "friday" in the reply;
  * seed 1 `list_accounts` on the email it had just looked up, not the id the lookup returned),
- * though the note's decisions help (fewer forbidden writes, fewer early stops). The extra call per step is rehearsal's cost
- * (`stats.calls.rewrite`); `stats.rewrittenSteps` counts the steps it changed.
+ * though the note's decisions help (fewer forbidden writes, fewer early stops). The extra call per
+ * step is rehearsal's cost (`stats.calls.rewrite`); `stats.rewrittenSteps` counts the steps it
+ * changed.
  */
 export function noteDecides(
   actor: ChatModel,
