@@ -109,7 +109,8 @@ function imaginedRefusal(content: string, held: readonly ToolCall[], guard: Comm
  * The actor of a committed run: behind the rehearsal's guard under `options.guardTools`, its
  * steps written from the real conversation under `options.noteUse` "decide" (`noteDecides`); the
  * policy itself when neither is asked for. `observe` takes each rehearsal as it completes (its
- * attempts set the guard, its note is the one a rewritten step leaves out). Held-back calls,
+ * attempts set the guard, its note is the one a rewritten step leaves out, and `note()` gives it
+ * back to a caller that shows it to the actor). Held-back calls,
  * fallbacks and rewritten steps are counted in `stats`, and the extra model calls in its calls and
  * tokens: they are rehearsal's cost.
  */
@@ -117,9 +118,14 @@ export function committedActor(
   policy: ChatModel,
   options: RehearsalOptions,
   stats: RehearsalStats,
-): { actor: ChatModel; observe: (rehearsal: Pick<Rehearsal, "attempts" | "note">) => void } {
+): {
+  actor: ChatModel;
+  observe: (rehearsal: Pick<Rehearsal, "attempts" | "note">) => void;
+  /** The latest rehearsal's note; undefined before the first one. */
+  note: () => string | undefined;
+} {
   const tools = new Set(options.guardTools ?? []);
-  if (options.mode === "none") return { actor: policy, observe: () => {} };
+  if (options.mode === "none") return { actor: policy, observe: () => {}, note: () => undefined };
   let guard = NO_GUARD;
   let note: string | undefined;
   let tried = new Set<string>(); // the tools some attempt of the latest rehearsal called
@@ -154,6 +160,7 @@ export function committedActor(
       : guarded;
   return {
     actor,
+    note: () => note,
     observe: (r) => {
       note = r.note;
       if (tools.size === 0) return; // no guard, and nothing for the note's rewrites to tell apart

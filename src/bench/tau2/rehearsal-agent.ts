@@ -80,13 +80,15 @@ export class RehearsingTau2Agent implements Tau2Agent {
     const commit = committedActor(this.model, this.opts.rehearsal, session.stats);
     let userTurn = -1;
     let step = 0;
-    let note: string | undefined;
     return {
       next: async (history): Promise<Tau2AgentReply> => {
         const view: Message[] = [{ role: "system", content: system }, ...agentView(history)];
         const fromUser = view[view.length - 1]?.role === "user";
         if (fromUser) userTurn++;
-        if (this.opts.rehearsal.mode !== "none" && (scope === "action" || fromUser || note === undefined)) {
+        if (
+          this.opts.rehearsal.mode !== "none" &&
+          (scope === "action" || fromUser || commit.note() === undefined)
+        ) {
           const r = await session.phase.run(() =>
             rehearse({
               policy: this.model,
@@ -105,12 +107,11 @@ export class RehearsingTau2Agent implements Tau2Agent {
           );
           session.rehearsals.push(r);
           commit.observe(r);
-          note = r.note;
         }
         session.stats.realCallsDuringRehearsal = session.phase.realCalls;
         session.stats.userCallsDuringRehearsal = session.phase.userCalls;
         const result = await commit.actor.chat({
-          messages: withMemory(view, note),
+          messages: withMemory(view, commit.note()),
           tools: ctx.tools,
           temperature: this.opts.temperature ?? 0,
           ...(this.opts.maxTokens !== undefined ? { maxTokens: this.opts.maxTokens } : {}),

@@ -44,13 +44,15 @@ export class RehearsingVitaAgent implements VitaAgent {
     const commit = committedActor(this.model, this.rehearsal, session.stats);
     let userTurn = -1;
     let turn = 0;
-    let note: string | undefined;
     return {
       next: async (history: VitaMessage[]): Promise<VitaReply> => {
         const view: Message[] = [{ role: "system", content: system }, ...agentView(history)];
         const fromUser = view[view.length - 1]?.role === "user";
         if (fromUser) userTurn++;
-        if (this.rehearsal.mode !== "none" && (scope === "action" || fromUser || note === undefined)) {
+        if (
+          this.rehearsal.mode !== "none" &&
+          (scope === "action" || fromUser || commit.note() === undefined)
+        ) {
           const r = await rehearse({
             policy: this.model,
             task: live,
@@ -60,10 +62,9 @@ export class RehearsingVitaAgent implements VitaAgent {
             stats: session.stats,
           });
           commit.observe(r);
-          note = r.note;
         }
         const out = await commit.actor.chat({
-          messages: withMemory(view, note),
+          messages: withMemory(view, commit.note()),
           tools,
           temperature: this.temperature,
         });

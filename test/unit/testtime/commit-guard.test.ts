@@ -174,6 +174,19 @@ describe("committedActor", () => {
     expect(stats.calls.guard).toBe(0);
     expect(stats.tokens.total).toBe(0);
   });
+
+  it("gives back the latest rehearsal's note, with or without a guard, and none under mode none", () => {
+    for (const guardTools of [undefined, ["cancel_order"]]) {
+      const commit = committedActor(policy(), rehearsal(guardTools), emptyRehearsalStats(rehearsal()));
+      expect(commit.note()).toBeUndefined();
+      commit.observe({ attempts: [], note: "first" });
+      commit.observe({ attempts: [], note: "A1 has shipped: do not cancel." });
+      expect(commit.note()).toBe("A1 has shipped: do not cancel.");
+    }
+    const none = committedActor(policy(), { mode: "none" }, emptyRehearsalStats({ mode: "none" }));
+    none.observe({ attempts: [], note: "ignored" });
+    expect(none.note()).toBeUndefined();
+  });
 });
 
 describe("the commit guard in a rehearsed episode", () => {
