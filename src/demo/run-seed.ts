@@ -69,8 +69,15 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
   onEvent({ kind: "stage", seed, stage: "data" });
   const data = buildDemoData(plan, seed);
 
-  const sft = await sftCheckpoint(data, plan, seed, ctx.cacheDir, (progress) =>
-    onEvent({ kind: "sft", seed, progress }),
+  // the SFT stage's workers (training, the copy check of a cached checkpoint) keep their output too
+  const sftLog = join(ctx.out, "sft", ...(ctx.multiSeed ? [`seed-${seed}`] : []), "worker.log");
+  const sft = await sftCheckpoint(
+    data,
+    plan,
+    seed,
+    ctx.cacheDir,
+    (progress) => onEvent({ kind: "sft", seed, progress }),
+    sftLog,
   );
   onEvent({ kind: "sft", seed, progress: { phase: "save" }, cached: sft.cached });
 

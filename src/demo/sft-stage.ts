@@ -9,6 +9,7 @@ import { copyProbes, runCopyCheck, type CopyCheckScore, type CopyProbe } from ".
 import { demoRehearsalPrompt, demoWorkerArgs, type DemoPlan, type Pseudonyms } from "./layout.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
+import { workerLogTo } from "./worker-log.js";
 import { DAYS, ITEM_COUNT, domainSpec, ids } from "../envs/toolworld/index.js";
 
 /**
@@ -126,7 +127,10 @@ export async function sftCheckpoint(
   seed: number,
   cacheRoot: string,
   onProgress: (p: SftProgress) => void = () => {},
+  /** The file that keeps the output of the stage's workers (the run's `sft/worker.log`). */
+  workerLog?: string,
 ): Promise<SftStageResult> {
+  const onLog = workerLog !== undefined ? workerLogTo(workerLog) : undefined;
   const trainTasks = Object.values(data.train).flat();
   const sft = demoSftData(data, plan, seed);
   const key = sftCacheKey(plan, seed, data, sft);
@@ -141,9 +145,14 @@ export async function sftCheckpoint(
     const examples = [...sft.act, ...sft.rehearse];
     // a fresh checkpoint is checked by the worker that trained it, a cached one by a worker of its own
     const trained = existsSync(join(dir, "config.json"))
-      ? { cached: true, minutes: 0, lossByStep: [], check: await copyCheck(dir, probes, plan.concurrency) }
-      : await trainSft(dir, data, plan, examples, attemptSeed(seed, attempt), progress, (model) =>
-          copyCheck(dir, probes, plan.concurrency, model),
+      ? {
+          cached: true,
+          minutes: 0,
+          lossByStep: [],
+          check: await copyCheck(dir, probes, plan.concurrency, { onLog }),
+        }
+      : await trainSft(dir, data, plan, examples, attemptSeed(seed, attempt), progress, onLog, (model) =>
+          copyCheck(dir, probes, plan.concurrency, { model }),
         );
     const { check } = trained;
     progress({ phase: "check", check });
@@ -179,6 +188,7 @@ async function trainSft(
   examples: SftExample[],
   seed: number,
   onProgress: (p: SftProgress) => void,
+  onLog: ((line: string) => void) | undefined,
   check: (model: ChatModel) => Promise<CopyCheckScore>,
 ): Promise<{ cached: false; minutes: number; lossByStep: number[]; check: CopyCheckScore }> {
   const t0 = Date.now();
@@ -186,7 +196,7 @@ async function trainSft(
   rmSync(tmp, { recursive: true, force: true });
   onProgress({ phase: "init" });
   // the checkpoint is saved in the cache folder, wherever `--cache` puts it
-  const worker = await startSftWorker(tmp, data, plan, seed);
+  const worker = await startSftWorker(tmp, data, plan, seed, onLog);
   try {
     onProgress({ phase: "tokenize" });
     const res = await runSft(worker.client, worker.client, sftOrder(examples, seed), {
@@ -214,7 +224,13 @@ async function trainSft(
  * A worker on a fresh tiny model of the plan's size, initialised by `seed` from the seed's corpus and
  * vocabulary (written into `dir`, which is also its checkpoint root), with the plan's worker args.
  */
-export async function startSftWorker(dir: string, data: DemoData, plan: DemoPlan, seed: number) {
+export async function startSftWorker(
+  dir: string,
+  data: DemoData,
+  plan: DemoPlan,
+  seed: number,
+  onLog?: (line: string) => void,
+) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "corpus.txt"), data.corpus);
   writeFileSync(join(dir, "vocab-extra.txt"), data.vocabulary.join("\n") + "\n");
@@ -228,6 +244,7 @@ export async function startSftWorker(dir: string, data: DemoData, plan: DemoPlan
     port: 0,
     checkpointRoot: dir,
     extraArgs: demoWorkerArgs(plan),
+    ...(onLog ? { onLog } : {}),
   });
 }
 
@@ -259,13 +276,13 @@ const CHECK_FILE = "copy-check.json";
 /**
  * The far-copy check of the checkpoint in `dir`, kept beside it: a cached checkpoint is checked once
  * per set of probes (their digest), not at every run. `model` serves the checkpoint's weights when
- * a worker holds them already; otherwise one is started on `dir`.
+ * a worker holds them already; otherwise one is started on `dir` (its output to `onLog`).
  */
 async function copyCheck(
   dir: string,
   probes: readonly CopyProbe[],
   concurrency: number,
-  model?: ChatModel,
+  { model, onLog }: { model?: ChatModel; onLog?: ((line: string) => void) | undefined },
 ): Promise<CopyCheckScore> {
   const digest = createHash("sha256").update(JSON.stringify(probes)).digest("hex").slice(0, 16);
   const file = join(dir, CHECK_FILE);
@@ -276,7 +293,7 @@ async function copyCheck(
     return score;
   };
   if (model) return keep(await runCopyCheck(model, probes, concurrency));
-  const worker = await startWorker({ model: dir, port: 0 });
+  const worker = await startWorker({ model: dir, port: 0, ...(onLog ? { onLog } : {}) });
   try {
     return keep(await runCopyCheck(worker.client.chatModel(), probes, concurrency));
   } finally {

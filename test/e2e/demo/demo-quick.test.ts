@@ -135,6 +135,8 @@ describe("envace demo --quick --json", () => {
     expect(readFileSync(join(out, "arms", "simulator", "simulator-worker.log"), "utf8")).toMatch(
       /listening on/,
     );
+    // and so did the SFT stage's (the cache was empty: this run trained its checkpoint)
+    expect(readFileSync(join(out, "sft", "worker.log"), "utf8")).toMatch(/listening on/);
   });
 
   it("adds test-time rows that never touched the real environment while rehearsing", () => {
