@@ -77,6 +77,7 @@ export async function startVllm(opts: {
       ...process.env,
       VLLM_ALLOW_RUNTIME_LORA_UPDATING: "1",
       VLLM_SERVER_DEV_MODE: "1",
+      VLLM_HTTP_TIMEOUT_KEEP_ALIVE: "120", // as README says: longer than Node pools an idle connection
       ...(VLLM_DEVICE === "cpu" ? { VLLM_CPU_KVCACHE_SPACE: "1" } : {}),
     },
     stdio: ["ignore", "pipe", "pipe"],

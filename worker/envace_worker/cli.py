@@ -6,6 +6,10 @@ import os
 import socket
 import sys
 
+# How long the server keeps an idle keep-alive connection (see serve_cmd): far longer than any
+# client pools one, so that the client, not the server, always closes it.
+IDLE_KEEP_ALIVE_S = 120
+
 
 def _add_model_args(p):
     p.add_argument("--model", help="Hugging Face causal-LM directory")
@@ -184,7 +188,14 @@ def _serve_http(a, host, commands, world) -> int:
             # process would die "by signal"); a clean stop is what the supervisor expects: exit 0.
             self.should_exit = True
 
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5, access_log=False)
+    # An idle keep-alive connection stays open for IDLE_KEEP_ALIVE_S, not uvicorn's 5 s. Node's fetch
+    # pools a connection for 4 s, timed on its own event loop: a client whose loop is busy for a
+    # second or more (four demo seeds' rollouts on 2 cores) sends its next request, say a
+    # forward_backward, on a connection this server had already closed, and gets UND_ERR_SOCKET
+    # ("other side closed") for a request that never arrived. The client still closes its idle
+    # connections at 4 s; the server only stops racing it.
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5, access_log=False,
+                            timeout_keep_alive=IDLE_KEEP_ALIVE_S)
     server = Server(config)
     try:
         server.run(sockets=[sock])  # uvicorn handles SIGINT/SIGTERM: stops accepting, drains, returns

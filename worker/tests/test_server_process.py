@@ -92,3 +92,34 @@ def test_torchrun_two_ranks_serve_and_train(corpus, tmp_path, parallel):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
+
+
+def test_idle_keep_alive_connection_outlives_a_busy_client(corpus):
+    """A connection left idle for longer than uvicorn's default 5 s keep-alive still serves the next
+    request: a Node client whose event loop was busy that long reuses its pooled connection, and a
+    server that had closed it failed that request (UND_ERR_SOCKET in a four-seed demo run)."""
+    import http.client
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "envace_worker", "serve", "--init", "tiny", "--corpus", corpus, "--size", "xs",
+         "--port", "0", "--threads", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ENV)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("listening on http://127.0.0.1:"), line
+        port = int(line.split(":")[-1])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/health")
+        first = conn.getresponse()
+        assert first.status == 200 and json.loads(first.read())["status"] == "ok"
+        sock = conn.sock
+        time.sleep(7)
+        conn.request("GET", "/health")  # on the same connection: http.client does not reconnect
+        again = conn.getresponse()
+        assert again.status == 200 and json.loads(again.read())["status"] == "ok"
+        assert conn.sock is sock
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
