@@ -29,7 +29,9 @@ export type ErrorCode =
   | "CONTEXT_BUDGET_EXCEEDED"
   // test-time rehearsal (testtime/)
   | "REHEARSAL_BUDGET_EXHAUSTED"
-  | "REAL_CALL_DURING_REHEARSAL";
+  | "REAL_CALL_DURING_REHEARSAL"
+  // runs (demo/): some arms failed, the others finished and were kept
+  | "ARMS_FAILED";
 
 export class EnvaceError extends Error {
   readonly code: ErrorCode;

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { isEnvaceError } from "../core/errors.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
 import { writeReport } from "../report/html.js";
 import { resultsMarkdown } from "../report/markdown.js";
@@ -9,7 +10,7 @@ import { armResult, testTimeOverSeeds, type ArmRun } from "./aggregate.js";
 import { armSpecs, type ArmName } from "./arms.js";
 import { copyRate } from "./copy-check.js";
 import { demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN, type DemoPlan } from "./layout.js";
-import { GATE, gatePassed, runSeed } from "./run-seed.js";
+import { armsFailed, GATE, gatePassed, runSeed } from "./run-seed.js";
 import type { SftProgress } from "./sft-stage.js";
 
 export interface DemoOptions {
@@ -43,6 +44,10 @@ export type DemoEvent =
   | { kind: "arm-step"; seed: number; arm: ArmName; metrics: StepMetrics }
   | { kind: "arm-episodes"; seed: number; arm: ArmName; done: number; total: number }
   | { kind: "arm-done"; seed: number; arm: ArmName; minutes: number }
+  /** An arm an earlier run with the same `--out` finished under the same plan, seed and SFT: not run again. */
+  | { kind: "arm-reused"; seed: number; arm: ArmName; file: string }
+  /** An arm that failed: the seed's other arms go on, and the run fails once every seed is done. */
+  | { kind: "arm-failed"; seed: number; arm: ArmName; error: string }
   | {
       kind: "gate";
       seed: number;
@@ -71,18 +76,28 @@ export async function runDemo(
   const specs = armSpecs(plan.rl.klAnchor).filter((a) => !arms || arms.includes(a.name));
   const notes: string[] = [];
   const seeds = Array.from({ length: opts.seeds }, (_, k) => opts.seed + k);
-  const seedRuns = await mapConcurrent(seeds, Math.max(1, opts.jobs ?? 1), (seed) =>
-    runSeed(seed, {
-      plan,
-      specs,
-      out,
-      multiSeed: opts.seeds > 1,
-      cacheDir: opts.cacheDir,
-      quick: opts.quick,
-      testTime: !opts.skipTestTime && !opts.sftOnly,
-      onEvent,
-    }),
-  );
+  // A seed that fails does not stop the others (nor those not started yet): what finishes is kept
+  // (`arm-result.json`), and the failures are thrown together at the end.
+  const settled = await mapConcurrent(seeds, Math.max(1, opts.jobs ?? 1), async (seed) => {
+    try {
+      const run = await runSeed(seed, {
+        plan,
+        specs,
+        out,
+        multiSeed: opts.seeds > 1,
+        cacheDir: opts.cacheDir,
+        quick: opts.quick,
+        testTime: !opts.skipTestTime && !opts.sftOnly,
+        onEvent,
+      });
+      return { run };
+    } catch (e) {
+      return { failed: failuresOf(seed, e) };
+    }
+  });
+  const failed = settled.flatMap((s) => s.failed ?? []);
+  if (failed.length > 0) throw armsFailed(failed);
+  const seedRuns = settled.flatMap((s) => (s.run ? [s.run] : []));
   // Combined in seed order, whatever order the seeds finished in.
   const gates = seedRuns.flatMap((s) => (s.gate ? [s.gate] : []));
   const testtimeBySeed = seedRuns.map((s) => s.testtime);
@@ -145,4 +160,11 @@ export async function runDemo(
   writeFileSync(join(out, "results.md"), resultsMarkdown(results));
   await writeReport(out);
   return results;
+}
+
+/** A failed seed's failures: its arms' (`ARMS_FAILED`), or the seed's own (its SFT stage). */
+function failuresOf(seed: number, e: unknown): string[] {
+  if (isEnvaceError(e, "ARMS_FAILED")) return (e.details as { failed: string[] }).failed;
+  const err = e as { code?: string; message?: string };
+  return [`seed ${seed}: ${err.code ? `[${err.code}] ` : ""}${err.message ?? String(e)}`];
 }

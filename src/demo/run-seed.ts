@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { EnvaceError } from "../core/errors.js";
 import type { TestTimeRow } from "../report/results.js";
 import type { ArmRun } from "./aggregate.js";
 import type { ArmSpec } from "./arms.js";
@@ -8,6 +9,13 @@ import { buildDemoData, spread, type DemoData } from "./data.js";
 import { evaluateArm } from "./evaluate-arm.js";
 import { type DemoPlan } from "./layout.js";
 import type { DemoEvent } from "./pipeline.js";
+import {
+  ARM_RESULT_FILE,
+  armResultKey,
+  readFinishedArm,
+  writeFinishedArm,
+  type FinishedArm,
+} from "./arm-result-file.js";
 import { armOutDir, trainArm } from "./run-arm.js";
 import { sftCheckpoint, type SftStageResult } from "./sft-stage.js";
 import { planTestTimeChoices, testTimeRows } from "./testtime-rows.js";
@@ -81,14 +89,81 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
   );
   onEvent({ kind: "sft", seed, progress: { phase: "save" }, cached: sft.cached });
 
-  const arms = await mapConcurrent(ctx.specs, Math.max(1, plan.armJobs ?? 1), (spec) =>
-    trainAndEvaluateArm(spec, seed, data, sft, ctx),
-  );
+  // Every arm runs even where another failed (each starts from the SFT checkpoint alone); the
+  // failures are reported as they happen and thrown together once the seed's other arms are done.
+  const settled = await mapConcurrent(ctx.specs, Math.max(1, plan.armJobs ?? 1), async (spec) => {
+    try {
+      return { arm: await keptOrRun(spec, seed, data, sft, ctx) };
+    } catch (error) {
+      onEvent({ kind: "arm-failed", seed, arm: spec.name, error: errorText(error) });
+      return { failed: `seed ${seed} ${spec.name}: ${errorText(error)}` };
+    }
+  });
+  const failed = settled.flatMap((s) => (s.failed !== undefined ? [s.failed] : []));
+  if (failed.length > 0) throw armsFailed(failed);
+  const arms = settled.flatMap((s) => (s.arm ? [s.arm] : []));
   const gate = arms.find((a) => a.gate)?.gate;
   return {
     ...(gate ? { gate } : {}),
     runs: arms.map((a) => a.run),
     testtime: arms.flatMap((a) => a.testtime),
+  };
+}
+
+/**
+ * The arms that failed, as one error. With several seeds the first seed's failure would otherwise
+ * be the only one shown; `errors` keeps the rest.
+ */
+export function armsFailed(failed: readonly string[]): EnvaceError {
+  return new EnvaceError(
+    "ARMS_FAILED",
+    `${failed.length} arm${failed.length === 1 ? "" : "s"} failed (the others finished and are kept in ` +
+      `their arm-result.json):\n  ${failed.join("\n  ")}`,
+    { failed },
+  );
+}
+
+const errorText = (e: unknown): string => {
+  const err = e as { code?: string; message?: string };
+  return `${err.code ? `[${err.code}] ` : ""}${err.message ?? String(e)}`;
+};
+
+const armDirOf = (spec: ArmSpec, seed: number, ctx: SeedContext): string =>
+  ctx.multiSeed ? join(armOutDir(ctx.out, spec.name), `seed-${seed}`) : armOutDir(ctx.out, spec.name);
+
+/**
+ * An arm's kept result when an earlier run with the same `--out` finished it under the same plan,
+ * seed and SFT checkpoint (`arm-result.json`); otherwise the arm is run and its result kept.
+ */
+async function keptOrRun(
+  spec: ArmSpec,
+  seed: number,
+  data: DemoData,
+  sft: SftStageResult,
+  ctx: SeedContext,
+): Promise<FinishedArm> {
+  const dir = armDirOf(spec, seed, ctx);
+  const key = armResultKey({ plan: ctx.plan, seed, spec, sftDir: sft.dir, testTime: ctx.testTime });
+  const kept = readFinishedArm(dir, key);
+  if (kept) {
+    ctx.onEvent({ kind: "arm-reused", seed, arm: spec.name, file: join(dir, ARM_RESULT_FILE) });
+    if (kept.gate) ctx.onEvent(gateEvent(kept.gate));
+    return kept;
+  }
+  const done = await trainAndEvaluateArm(spec, seed, data, sft, ctx);
+  writeFinishedArm(dir, key, done);
+  return done;
+}
+
+function gateEvent(gate: SeedGate): DemoEvent {
+  return {
+    kind: "gate",
+    seed: gate.seed,
+    firstCallCopy: gate.copy,
+    writeCallCopy: gate.writeCopy,
+    fidelity: gate.fidelity,
+    fidelityUnseen: gate.unseen,
+    passed: gatePassed(gate),
   };
 }
 
@@ -99,14 +174,12 @@ async function trainAndEvaluateArm(
   data: DemoData,
   sft: SftStageResult,
   ctx: SeedContext,
-): Promise<{ run: ArmRun; gate?: SeedGate; testtime: TestTimeRow[] }> {
+): Promise<FinishedArm> {
   const { plan, onEvent } = ctx;
   const a0 = Date.now();
   onEvent({ kind: "arm-start", seed, arm: spec.name, steps: spec.mode ? plan.rl.steps : 0 });
   const tasks = spec.domains.flatMap((d) => data.train[d] ?? []);
-  const armDir = ctx.multiSeed
-    ? join(armOutDir(ctx.out, spec.name), `seed-${seed}`)
-    : armOutDir(ctx.out, spec.name);
+  const armDir = armDirOf(spec, seed, ctx);
   const { worker, policy, training } = await trainArm(spec, {
     sftDir: sft.dir,
     plan,
@@ -134,15 +207,7 @@ async function trainAndEvaluateArm(
         check: sft.check,
         attempts: sft.attempts.length,
       };
-      onEvent({
-        kind: "gate",
-        seed,
-        firstCallCopy: gate.copy,
-        writeCallCopy: gate.writeCopy,
-        fidelity: gate.fidelity,
-        fidelityUnseen: gate.unseen,
-        passed: gatePassed(gate),
-      });
+      onEvent(gateEvent(gate));
     }
     const testtime: TestTimeRow[] = [];
     if (ctx.testTime && (spec.name === "sft" || spec.name === "envace")) {

@@ -1,6 +1,7 @@
 import cliProgress from "cli-progress";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { join } from "node:path";
+import { isEnvaceError } from "../../core/errors.js";
 import { ensureWorkerEnv } from "../../engines/worker-env.js";
 import { armSpecs, type ArmName } from "../../demo/arms.js";
 import { runDemo, type DemoEvent } from "../../demo/pipeline.js";
@@ -108,6 +109,7 @@ export function register(program: Command): void {
       await ensureWorkerEnv({ quiet: true });
       const progress = progressRenderer();
       let results;
+      let failure: unknown;
       try {
         results = await runDemo(
           {
@@ -124,8 +126,18 @@ export function register(program: Command): void {
           },
           progress.onEvent,
         );
+      } catch (e) {
+        failure = e;
       } finally {
         progress.stop();
+      }
+      if (failure !== undefined || results === undefined) {
+        if (isEnvaceError(failure, "ARMS_FAILED"))
+          process.stderr.write(
+            `envace demo: the finished arms are kept in ${out}; run the same command with --out ${out} ` +
+              `to redo only what failed or never ran\n`,
+          );
+        throw failure;
       }
       if (flags.json) process.stdout.write(JSON.stringify(results) + "\n");
       else {
@@ -225,6 +237,13 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
       case "arm-done":
         stopBar(key);
         log(`[seed ${e.seed}] arm ${e.arm} done in ${e.minutes.toFixed(1)} min`);
+        break;
+      case "arm-reused":
+        log(`[seed ${e.seed}] arm ${e.arm} reused from ${e.file}`);
+        break;
+      case "arm-failed":
+        stopBar(key);
+        log(`[seed ${e.seed}] arm ${e.arm} FAILED: ${e.error} (the other arms go on)`);
         break;
     }
   };

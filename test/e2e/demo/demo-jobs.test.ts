@@ -1,37 +1,33 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { DemoResultsZ } from "../../../src/report/results.js";
+import { DemoResultsZ, type DemoResults } from "../../../src/report/results.js";
 
 const run = promisify(execFile);
 
 // `envace demo --seeds 2 --jobs 2`: two seeds side by side, as a user with cores to spare runs a
 // multi-seed table; the results come back in seed order whichever seed finishes first.
 describe("envace demo --seeds 2 --jobs 2", () => {
-  it("runs both seeds at once and reports them in seed order", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "envace-demo-jobs-"));
-    const args = ["--import", "tsx", "src/cli/main.ts", "demo", "--quick", "--sft-only", "--json"];
-    const { stdout, stderr } = await run(
+  const dir = mkdtempSync(join(tmpdir(), "envace-demo-jobs-"));
+  const out = join(dir, "run");
+  const demo = (jobs: number) =>
+    run(
       process.execPath,
       [
-        ...args,
-        "--seed",
-        "5",
-        "--seeds",
-        "2",
-        "--jobs",
-        "2",
-        "--out",
-        join(dir, "run"),
-        "--cache",
-        join(dir, "c"),
+        ...["--import", "tsx", "src/cli/main.ts", "demo", "--quick", "--sft-only", "--json"],
+        ...["--seed", "5", "--seeds", "2", "--jobs", String(jobs), "--out", out, "--cache", join(dir, "c")],
       ],
       { maxBuffer: 64 << 20, timeout: 900_000 },
     );
+  let first: DemoResults | undefined;
+
+  it("runs both seeds at once and reports them in seed order", async () => {
+    const { stdout, stderr } = await demo(2);
     const results = DemoResultsZ.parse(JSON.parse(stdout));
+    first = results;
     expect(results.seeds).toBe(2);
     expect(results.sft_gate.per_seed!.map((g) => g.seed)).toEqual([5, 6]);
     expect(results.arms.map((a) => a.name)).toEqual(["sft"]);
@@ -47,6 +43,44 @@ describe("envace demo --seeds 2 --jobs 2", () => {
     const steps = lines.filter((l) => /sft step \d+/.test(l));
     expect(steps.length).toBeGreaterThan(0);
     expect(steps.every((l) => /^\[seed [56]\] /.test(l))).toBe(true);
+  }, 900_000);
+
+  it("keeps each finished arm: a rerun with the same --out reuses it, and an arm that fails stops nothing else", async () => {
+    expect(first, "needs the first test's run").toBeDefined();
+    // what a run measures, without how long it took or where its report went
+    const figures = (r: DemoResults) => ({
+      ...r,
+      minutes: 0,
+      report: "",
+      arms: r.arms.map((a) => ({ ...a, minutes: 0 })),
+    });
+    // 1. the same command again: both seeds' arms come from their arm-result.json, figures unchanged
+    const again = await demo(2);
+    expect(again.stderr).toMatch(/\[seed 5\] arm sft reused from .*seed-5\/arm-result\.json/);
+    expect(again.stderr).toMatch(/\[seed 6\] arm sft reused from/);
+    expect(again.stderr).not.toMatch(/arm sft done/);
+    expect(figures(DemoResultsZ.parse(JSON.parse(again.stdout)))).toEqual(figures(first!));
+    // 2. seed 5's arm cannot run (its folder is a file): it fails, and seed 6, started after it
+    //    (one job), still finishes; the run exits non-zero naming the failure and how to go on
+    const seed5 = join(out, "arms", "sft", "seed-5");
+    const seed6Result = join(out, "arms", "sft", "seed-6", "arm-result.json");
+    rmSync(seed5, { recursive: true });
+    writeFileSync(seed5, "not a folder\n");
+    const kept6 = statSync(seed6Result).mtimeMs;
+    const failed = await demo(1).catch((e: { code: number; stderr: string }) => e);
+    expect((failed as { code: number }).code).toBe(1);
+    const err = (failed as { stderr: string }).stderr;
+    expect(err).toMatch(/\[seed 5\] arm sft FAILED: /);
+    expect(err).toMatch(/\[seed 6\] arm sft reused from/);
+    expect(err).toMatch(/\[ARMS_FAILED\] 1 arm failed .*\n  seed 5 sft: /);
+    expect(err).toContain(`run the same command with --out ${out}`);
+    expect(statSync(seed6Result).mtimeMs).toBe(kept6);
+    // 3. once it can run, only seed 5's arm runs again, and gives the figures it gave the first time
+    rmSync(seed5);
+    const redo = await demo(2);
+    expect(redo.stderr).toMatch(/\[seed 5\] arm sft done in/);
+    expect(redo.stderr).toMatch(/\[seed 6\] arm sft reused from/);
+    expect(figures(DemoResultsZ.parse(JSON.parse(redo.stdout)))).toEqual(figures(first!));
   }, 900_000);
 
   it("refuses --jobs 0 with a clear error", async () => {
