@@ -58,12 +58,16 @@ export function register(program: Command): void {
     .option(
       "--jobs <n>",
       "seeds run side by side, results in seed order (each seed holds its own SFT run and workers, " +
-        "up to ~2.3 GB on the tiny model with two arms at a time; on 2 cores three seeds side by side, two of them " +
-        "with their SFT checkpoint cached, took 44.5 min under recipe v17; one seed alone from an empty cache ~28 min)",
+        "up to ~2.3 GB on the tiny model with two arms at a time; more jobs than cores mostly share " +
+        "them: RESULTS.md has measured times)",
       int("--jobs", 1),
       1,
     )
-    .option("--out <dir>", "run directory (default runs/demo-<timestamp>)")
+    .option(
+      "--out <dir>",
+      "run directory (default runs/demo-<timestamp>); a rerun with the same directory reuses each arm " +
+        "it finished under the same plan, seed and SFT checkpoint (arm-result.json) and runs the rest",
+    )
     .option("--cache <dir>", "where SFT checkpoints are cached across runs", "runs/cache")
     .addOption(new Option("--arms <list>", `comma-separated subset of: ${names.join(", ")}`))
     .option("--no-testtime", "skip the test-time rehearsal rows")
