@@ -9,6 +9,10 @@ import { dirname } from "node:path";
  * synchronously: the worker prints a few lines a run, and the last ones matter most when it goes.
  */
 export function workerLogTo(file: string): (line: string) => void {
-  mkdirSync(dirname(file), { recursive: true });
-  return (line) => appendFileSync(file, `${line}\n`);
+  let made = false; // the folder is made at the first line: a stage whose worker never starts leaves none
+  return (line) => {
+    if (!made) mkdirSync(dirname(file), { recursive: true });
+    made = true;
+    appendFileSync(file, `${line}\n`);
+  };
 }
