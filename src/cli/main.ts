@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from "commander";
+import { errorLine } from "../core/errors.js";
 import { registerCommands } from "./commands.js";
 // The toolworld demo domains: `generator: toolworld` task sources and their gold runs (envace train).
 import "../envs/toolworld/register.js";
@@ -16,7 +17,6 @@ program
 registerCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  const e = err as { code?: string; message?: string };
-  process.stderr.write(`envace: ${e.code ? `[${e.code}] ` : ""}${e.message ?? String(err)}\n`);
+  process.stderr.write(`envace: ${errorLine(err)}\n`);
   process.exit(1);
 });

@@ -47,3 +47,10 @@ export class EnvaceError extends Error {
 export function isEnvaceError(e: unknown, code?: ErrorCode): e is EnvaceError {
   return e instanceof EnvaceError && (code === undefined || e.code === code);
 }
+
+/** An error as one line for people: `[CODE] message` for an envace error, the message otherwise. */
+export function errorLine(e: unknown): string {
+  const err = e as { code?: unknown; message?: unknown } | null | undefined;
+  const code = typeof err?.code === "string" && err.code ? `[${err.code}] ` : "";
+  return `${code}${typeof err?.message === "string" ? err.message : String(e)}`;
+}

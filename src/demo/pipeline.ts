@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { isEnvaceError } from "../core/errors.js";
+import { errorLine, isEnvaceError } from "../core/errors.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
 import { writeReport } from "../report/html.js";
 import { resultsMarkdown } from "../report/markdown.js";
@@ -165,6 +165,5 @@ export async function runDemo(
 /** A failed seed's failures: its arms' (`ARMS_FAILED`), or the seed's own (its SFT stage). */
 function failuresOf(seed: number, e: unknown): string[] {
   if (isEnvaceError(e, "ARMS_FAILED")) return (e.details as { failed: string[] }).failed;
-  const err = e as { code?: string; message?: string };
-  return [`seed ${seed}: ${err.code ? `[${err.code}] ` : ""}${err.message ?? String(e)}`];
+  return [`seed ${seed}: ${errorLine(e)}`];
 }

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { EnvaceError } from "../core/errors.js";
+import { EnvaceError, errorLine } from "../core/errors.js";
 import type { TestTimeRow } from "../report/results.js";
 import type { ArmRun } from "./aggregate.js";
 import type { ArmSpec } from "./arms.js";
@@ -93,10 +93,10 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
   // failures are reported as they happen and thrown together once the seed's other arms are done.
   const settled = await mapConcurrent(ctx.specs, Math.max(1, plan.armJobs ?? 1), async (spec) => {
     try {
-      return { arm: await keptOrRun(spec, seed, data, sft, ctx) };
+      return { arm: await keptOrRun({ spec, seed, data, sft }, ctx) };
     } catch (error) {
-      onEvent({ kind: "arm-failed", seed, arm: spec.name, error: errorText(error) });
-      return { failed: `seed ${seed} ${spec.name}: ${errorText(error)}` };
+      onEvent({ kind: "arm-failed", seed, arm: spec.name, error: errorLine(error) });
+      return { failed: `seed ${seed} ${spec.name}: ${errorLine(error)}` };
     }
   });
   const failed = settled.flatMap((s) => (s.failed !== undefined ? [s.failed] : []));
@@ -112,7 +112,7 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
 
 /**
  * The arms that failed, as one error. With several seeds the first seed's failure would otherwise
- * be the only one shown; `errors` keeps the rest.
+ * be the only one shown; `details.failed` keeps every one, a line each.
  */
 export function armsFailed(failed: readonly string[]): EnvaceError {
   return new EnvaceError(
@@ -123,26 +123,24 @@ export function armsFailed(failed: readonly string[]): EnvaceError {
   );
 }
 
-const errorText = (e: unknown): string => {
-  const err = e as { code?: string; message?: string };
-  return `${err.code ? `[${err.code}] ` : ""}${err.message ?? String(e)}`;
-};
+/** One arm of one seed, from the seed's data and SFT checkpoint. */
+interface ArmJob {
+  spec: ArmSpec;
+  seed: number;
+  data: DemoData;
+  sft: SftStageResult;
+}
 
-const armDirOf = (spec: ArmSpec, seed: number, ctx: SeedContext): string =>
+const armDirOf = ({ spec, seed }: ArmJob, ctx: SeedContext): string =>
   ctx.multiSeed ? join(armOutDir(ctx.out, spec.name), `seed-${seed}`) : armOutDir(ctx.out, spec.name);
 
 /**
  * An arm's kept result when an earlier run with the same `--out` finished it under the same plan,
  * seed and SFT checkpoint (`arm-result.json`); otherwise the arm is run and its result kept.
  */
-async function keptOrRun(
-  spec: ArmSpec,
-  seed: number,
-  data: DemoData,
-  sft: SftStageResult,
-  ctx: SeedContext,
-): Promise<FinishedArm> {
-  const dir = armDirOf(spec, seed, ctx);
+async function keptOrRun(job: ArmJob, ctx: SeedContext): Promise<FinishedArm> {
+  const { spec, seed, sft } = job;
+  const dir = armDirOf(job, ctx);
   const key = armResultKey({ plan: ctx.plan, seed, spec, sftDir: sft.dir, testTime: ctx.testTime });
   const kept = readFinishedArm(dir, key);
   if (kept) {
@@ -150,7 +148,7 @@ async function keptOrRun(
     if (kept.gate) ctx.onEvent(gateEvent(kept.gate));
     return kept;
   }
-  const done = await trainAndEvaluateArm(spec, seed, data, sft, ctx);
+  const done = await trainAndEvaluateArm(job, dir, ctx);
   writeFinishedArm(dir, key, done);
   return done;
 }
@@ -167,19 +165,19 @@ function gateEvent(gate: SeedGate): DemoEvent {
   };
 }
 
-/** One arm of a seed: trained from the SFT checkpoint, evaluated, and (sft, envace) its test-time rows. */
+/**
+ * One arm of a seed, in `armDir`: trained from the SFT checkpoint, evaluated, and (sft, envace) its
+ * test-time rows.
+ */
 async function trainAndEvaluateArm(
-  spec: ArmSpec,
-  seed: number,
-  data: DemoData,
-  sft: SftStageResult,
+  { spec, seed, data, sft }: ArmJob,
+  armDir: string,
   ctx: SeedContext,
 ): Promise<FinishedArm> {
   const { plan, onEvent } = ctx;
   const a0 = Date.now();
   onEvent({ kind: "arm-start", seed, arm: spec.name, steps: spec.mode ? plan.rl.steps : 0 });
   const tasks = spec.domains.flatMap((d) => data.train[d] ?? []);
-  const armDir = armDirOf(spec, seed, ctx);
   const { worker, policy, training } = await trainArm(spec, {
     sftDir: sft.dir,
     plan,

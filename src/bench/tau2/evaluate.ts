@@ -1,4 +1,5 @@
 import type { ChatModel } from "../../core/model.js";
+import { errorLine } from "../../core/errors.js";
 import type { Tau2DomainLike, Tau2EnvLike } from "./env-port.js";
 import { checkActions } from "./evaluate-action.js";
 import { checkCommunicate } from "./evaluate-communicate.js";
@@ -113,12 +114,11 @@ async function nlComponent(input: EvaluateInput, assertions: readonly string[]):
       { checks },
     );
   } catch (e) {
-    const err = e as { code?: string; message?: string };
     return {
       status: "error",
       reward: null,
       inBasis: true,
-      note: `${err.code ? `[${err.code}] ` : ""}${err.message ?? String(e)}`,
+      note: errorLine(e),
     };
   }
 }

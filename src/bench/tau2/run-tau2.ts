@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChatModel } from "../../core/model.js";
-import { EnvaceError } from "../../core/errors.js";
+import { EnvaceError, errorLine } from "../../core/errors.js";
 import { mapConcurrent } from "../../core/map-concurrent.js";
 import { isSuccessful, passHatKs } from "../pass-hat-k.js";
 import type { Tau2Agent } from "./agent.js";
@@ -121,7 +121,6 @@ async function runTrial(opts: Tau2RunOptions, task: Tau2TaskView, trial: number)
     });
   } catch (e) {
     // A dead agent or user endpoint: the trial did not run, which is not the agent's 0 — say so.
-    const err = e as { code?: string; message?: string };
     return {
       task_id: task.id,
       trial,
@@ -132,7 +131,7 @@ async function runTrial(opts: Tau2RunOptions, task: Tau2TaskView, trial: number)
       termination: "infrastructure_error",
       steps: 0,
       tool_errors: 0,
-      error: `${err.code ? `[${err.code}] ` : ""}${err.message ?? String(e)}`,
+      error: errorLine(e),
     };
   }
   const evaluation = await evaluateEpisode({

@@ -4,6 +4,7 @@
  * in `not_judged`, never as a failure, and pass^k / reward_mean cover the judged trials only.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
+import { errorLine } from "../../core/errors.js";
 import { join } from "node:path";
 import type { ChatModel } from "../../core/model.js";
 import { mapConcurrent } from "../../core/map-concurrent.js";
@@ -79,7 +80,6 @@ async function runTrial(o: VitaRunOptions, task: VitaTask, trial: number): Promi
       ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
     });
   } catch (e) {
-    const err = e as { code?: string; message?: string };
     return {
       task_id: task.id,
       trial,
@@ -91,7 +91,7 @@ async function runTrial(o: VitaRunOptions, task: VitaTask, trial: number): Promi
       termination: "infrastructure_error",
       steps: 0,
       tool_errors: 0,
-      error: `${err.code ? `[${err.code}] ` : ""}${err.message ?? String(e)}`,
+      error: errorLine(e),
     };
   }
   if (o.dumpDbDir) {
