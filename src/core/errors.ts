@@ -30,7 +30,7 @@ export type ErrorCode =
   // test-time rehearsal (testtime/)
   | "REHEARSAL_BUDGET_EXHAUSTED"
   | "REAL_CALL_DURING_REHEARSAL"
-  // runs (demo/): some arms failed, the others finished and were kept
+  // runs (demo/): some arms (or seeds' SFT stages) failed, the finished arms were kept
   | "ARMS_FAILED";
 
 export class EnvaceError extends Error {

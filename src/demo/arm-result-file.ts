@@ -6,6 +6,7 @@ import type { ArmRun } from "./aggregate.js";
 import type { ArmSpec } from "./arms.js";
 import type { DemoPlan } from "./layout.js";
 import type { SeedGate } from "./run-seed.js";
+import { codeVersion } from "./code-version.js";
 
 /** A finished arm of one seed, as `trainAndEvaluateArm` returns it. */
 export interface FinishedArm {
@@ -14,12 +15,16 @@ export interface FinishedArm {
   testtime: TestTimeRow[];
 }
 
-export const ARM_RESULT_FILE = "arm-result.json";
+/** Where an arm's finished result is kept, in its arm folder. */
+export function armResultFile(armDir: string): string {
+  return join(armDir, "arm-result.json");
+}
 
 /**
- * What a finished arm's figures depend on: the plan, the seed, the arm, the SFT checkpoint it
- * started from (its cache folder is named by its key) and whether test-time rows were asked for.
- * A kept result is reused only under the same key: another plan, seed or SFT run redoes the arm.
+ * What a finished arm's figures depend on: the code that ran (`codeVersion`), the plan, the seed,
+ * the arm, the SFT checkpoint it started from (its cache folder is named by its key) and whether
+ * test-time rows were asked for. A kept result is reused only under the same key: another version
+ * of the code, plan, seed or SFT run redoes the arm.
  */
 export function armResultKey(o: {
   plan: DemoPlan;
@@ -27,8 +32,11 @@ export function armResultKey(o: {
   spec: ArmSpec;
   sftDir: string;
   testTime: boolean;
+  /** The code's fingerprint; this package's own unless given (tests). */
+  code?: string;
 }): string {
   const what = JSON.stringify({
+    code: o.code ?? codeVersion(),
     plan: o.plan,
     seed: o.seed,
     spec: o.spec,
@@ -43,7 +51,7 @@ export function armResultKey(o: {
  * it cannot be read, or its key differs (the arm is then run again and the file replaced).
  */
 export function readFinishedArm(armDir: string, key: string): FinishedArm | undefined {
-  const file = join(armDir, ARM_RESULT_FILE);
+  const file = armResultFile(armDir);
   if (!existsSync(file)) return undefined;
   try {
     const kept = JSON.parse(readFileSync(file, "utf8")) as { key?: unknown; result?: FinishedArm };
@@ -61,7 +69,7 @@ export function readFinishedArm(armDir: string, key: string): FinishedArm | unde
  * of arms that finished.
  */
 export function writeFinishedArm(armDir: string, key: string, result: FinishedArm): void {
-  const file = join(armDir, ARM_RESULT_FILE);
+  const file = armResultFile(armDir);
   const tmp = `${file}.tmp-${process.pid}`;
   writeFileSync(tmp, JSON.stringify({ key, result }) + "\n");
   renameSync(tmp, file);

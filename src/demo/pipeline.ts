@@ -48,6 +48,8 @@ export type DemoEvent =
   | { kind: "arm-reused"; seed: number; arm: ArmName; file: string }
   /** An arm that failed: the seed's other arms go on, and the run fails once every seed is done. */
   | { kind: "arm-failed"; seed: number; arm: ArmName; error: string }
+  /** A seed whose data or SFT stage failed: none of its arms run; the other seeds go on. */
+  | { kind: "seed-failed"; seed: number; stage: string; error: string }
   | {
       kind: "gate";
       seed: number;

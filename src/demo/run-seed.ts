@@ -10,7 +10,7 @@ import { evaluateArm } from "./evaluate-arm.js";
 import { type DemoPlan } from "./layout.js";
 import type { DemoEvent } from "./pipeline.js";
 import {
-  ARM_RESULT_FILE,
+  armResultFile,
   armResultKey,
   readFinishedArm,
   writeFinishedArm,
@@ -74,19 +74,28 @@ export interface SeedContext {
  */
 export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> {
   const { plan, onEvent } = ctx;
-  onEvent({ kind: "stage", seed, stage: "data" });
-  const data = buildDemoData(plan, seed);
-
-  // the SFT stage's workers (training, the copy check of a cached checkpoint) keep their output too
-  const sftLog = join(ctx.out, "sft", ...(ctx.multiSeed ? [`seed-${seed}`] : []), "worker.log");
-  const sft = await sftCheckpoint(
-    data,
-    plan,
-    seed,
-    ctx.cacheDir,
-    (progress) => onEvent({ kind: "sft", seed, progress }),
-    sftLog,
-  );
+  let stage = "data";
+  let data: DemoData;
+  let sft: SftStageResult;
+  try {
+    onEvent({ kind: "stage", seed, stage });
+    data = buildDemoData(plan, seed);
+    stage = "SFT";
+    // the SFT stage's workers (training, the copy check of a cached checkpoint) keep their output too
+    const sftLog = join(ctx.out, "sft", ...(ctx.multiSeed ? [`seed-${seed}`] : []), "worker.log");
+    sft = await sftCheckpoint(
+      data,
+      plan,
+      seed,
+      ctx.cacheDir,
+      (progress) => onEvent({ kind: "sft", seed, progress }),
+      sftLog,
+    );
+  } catch (error) {
+    // said when it happens, as an arm's failure is: with several seeds the run goes on for an hour
+    onEvent({ kind: "seed-failed", seed, stage, error: errorLine(error) });
+    throw error;
+  }
   onEvent({ kind: "sft", seed, progress: { phase: "save" }, cached: sft.cached });
 
   // Every arm runs even where another failed (each starts from the SFT checkpoint alone); the
@@ -111,14 +120,14 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
 }
 
 /**
- * The arms that failed, as one error. With several seeds the first seed's failure would otherwise
+ * The arms (and seeds whose data or SFT stage) that failed, as one error. With several seeds the first seed's failure would otherwise
  * be the only one shown; `details.failed` keeps every one, a line each.
  */
 export function armsFailed(failed: readonly string[]): EnvaceError {
   return new EnvaceError(
     "ARMS_FAILED",
-    `${failed.length} arm${failed.length === 1 ? "" : "s"} failed (the others finished and are kept in ` +
-      `their arm-result.json):\n  ${failed.join("\n  ")}`,
+    `${failed.length} failure${failed.length === 1 ? "" : "s"} (every arm that finished is kept in its ` +
+      `arm-result.json):\n  ${failed.join("\n  ")}`,
     { failed },
   );
 }
@@ -144,7 +153,7 @@ async function keptOrRun(job: ArmJob, ctx: SeedContext): Promise<FinishedArm> {
   const key = armResultKey({ plan: ctx.plan, seed, spec, sftDir: sft.dir, testTime: ctx.testTime });
   const kept = readFinishedArm(dir, key);
   if (kept) {
-    ctx.onEvent({ kind: "arm-reused", seed, arm: spec.name, file: join(dir, ARM_RESULT_FILE) });
+    ctx.onEvent({ kind: "arm-reused", seed, arm: spec.name, file: armResultFile(dir) });
     if (kept.gate) ctx.onEvent(gateEvent(kept.gate));
     return kept;
   }

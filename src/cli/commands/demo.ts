@@ -66,7 +66,7 @@ export function register(program: Command): void {
     .option(
       "--out <dir>",
       "run directory (default runs/demo-<timestamp>); a rerun with the same directory reuses each arm " +
-        "it finished under the same plan, seed and SFT checkpoint (arm-result.json) and runs the rest",
+        "it finished with the same code, plan, seed and SFT checkpoint (arm-result.json) and runs the rest",
     )
     .option("--cache <dir>", "where SFT checkpoints are cached across runs", "runs/cache")
     .addOption(new Option("--arms <list>", `comma-separated subset of: ${names.join(", ")}`))
@@ -248,6 +248,12 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
       case "arm-failed":
         stopBar(key);
         log(`[seed ${e.seed}] arm ${e.arm} FAILED: ${e.error} (the other arms go on)`);
+        break;
+      case "seed-failed":
+        stopBar(key);
+        log(
+          `[seed ${e.seed}] FAILED in its ${e.stage} stage: ${e.error} (its arms do not run; other seeds go on)`,
+        );
         break;
     }
   };

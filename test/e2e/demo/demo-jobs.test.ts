@@ -13,15 +13,16 @@ const run = promisify(execFile);
 describe("envace demo --seeds 2 --jobs 2", () => {
   const dir = mkdtempSync(join(tmpdir(), "envace-demo-jobs-"));
   const out = join(dir, "run");
-  const demo = (jobs: number) =>
+  const demo = (jobs: number, cache = join(dir, "c")) =>
     run(
       process.execPath,
       [
         ...["--import", "tsx", "src/cli/main.ts", "demo", "--quick", "--sft-only", "--json"],
-        ...["--seed", "5", "--seeds", "2", "--jobs", String(jobs), "--out", out, "--cache", join(dir, "c")],
+        ...["--seed", "5", "--seeds", "2", "--jobs", String(jobs), "--out", out, "--cache", cache],
       ],
       { maxBuffer: 64 << 20, timeout: 900_000 },
     );
+  // the first run's results: the reuse test compares against them (and makes them when run alone)
   let first: DemoResults | undefined;
 
   it("runs both seeds at once and reports them in seed order", async () => {
@@ -46,7 +47,7 @@ describe("envace demo --seeds 2 --jobs 2", () => {
   }, 900_000);
 
   it("keeps each finished arm: a rerun with the same --out reuses it, and an arm that fails stops nothing else", async () => {
-    expect(first, "needs the first test's run").toBeDefined();
+    first ??= DemoResultsZ.parse(JSON.parse((await demo(2)).stdout));
     // what a run measures, without how long it took or where its report went
     const figures = (r: DemoResults) => ({
       ...r,
@@ -72,7 +73,7 @@ describe("envace demo --seeds 2 --jobs 2", () => {
     const err = (failed as { stderr: string }).stderr;
     expect(err).toMatch(/\[seed 5\] arm sft FAILED: /);
     expect(err).toMatch(/\[seed 6\] arm sft reused from/);
-    expect(err).toMatch(/\[ARMS_FAILED\] 1 arm failed .*\n  seed 5 sft: /);
+    expect(err).toMatch(/\[ARMS_FAILED\] 1 failure .*\n  seed 5 sft: /);
     expect(err).toContain(`run the same command with --out ${out}`);
     expect(statSync(seed6Result).mtimeMs).toBe(kept6);
     // 3. once it can run, only seed 5's arm runs again, and gives the figures it gave the first time
@@ -82,6 +83,22 @@ describe("envace demo --seeds 2 --jobs 2", () => {
     expect(redo.stderr).toMatch(/\[seed 6\] arm sft reused from/);
     expect(figures(DemoResultsZ.parse(JSON.parse(redo.stdout)))).toEqual(figures(first!));
   }, 900_000);
+
+  it("says a seed whose SFT stage fails when it fails, and runs the next seed", async () => {
+    // the cache folder is a file: no SFT checkpoint can be made or read, on either seed
+    const cache = join(dir, "cache-is-a-file");
+    writeFileSync(cache, "not a folder\n");
+    const failed = await demo(1, cache).catch((e: { code: number; stderr: string }) => e);
+    expect((failed as { code: number }).code).toBe(1);
+    const lines = (failed as { stderr: string }).stderr.split("\n");
+    const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+    // seed 5's failure is printed before seed 6 (one job: started after it) begins its data stage
+    const seed5Failed = at(/^\[seed 5\] FAILED in its SFT stage: .*ENOTDIR.*other seeds go on/);
+    expect(seed5Failed, lines.join("\n").slice(0, 3000)).toBeGreaterThanOrEqual(0);
+    expect(seed5Failed).toBeLessThan(at(/^\[seed 6\] data$/));
+    expect(at(/^\[seed 6\] FAILED in its SFT stage: /)).toBeGreaterThan(seed5Failed);
+    expect(lines.join("\n")).toMatch(/\[ARMS_FAILED\] 2 failures .*\n  seed 5: .*\n  seed 6: /);
+  }, 300_000);
 
   it("refuses --jobs 0 with a clear error", async () => {
     const err = await run(process.execPath, [
