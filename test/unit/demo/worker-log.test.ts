@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,5 +14,16 @@ describe("workerLogTo", () => {
     expect(readFileSync(join(dir, "worker.log"), "utf8")).toBe(
       "listening on http://127.0.0.1:1234\nworker died (exit 1); restart 1/3\n",
     );
+  });
+
+  it("says once that it cannot write, and never throws into the worker's output stream", () => {
+    const root = mkdtempSync(join(tmpdir(), "envace-worker-log-"));
+    writeFileSync(join(root, "sft"), "a file where the folder should be\n");
+    const warnings: string[] = [];
+    const log = workerLogTo(join(root, "sft", "worker.log"), (m) => warnings.push(m));
+    expect(() => log("listening on http://127.0.0.1:1234")).not.toThrow();
+    expect(() => log("worker exited (code 0)")).not.toThrow();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/cannot write the worker log .*sft\/worker\.log \(.*\); the run goes on/);
   });
 });
