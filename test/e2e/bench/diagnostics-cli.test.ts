@@ -165,3 +165,38 @@ describe("bench:testtime-headroom", () => {
     expect(prompt.stderr).toContain("--rehearsal-prompt must be compact or compact-related");
   });
 });
+
+describe("bench:rehearser-agreement", () => {
+  it("finds a model alike to itself on every call of a seed's unseen calls (--json)", async () => {
+    const r = await bench("rehearser-agreement.ts", [
+      ...["--model", model, "--against", model, "--seed", "0", "--max", "6", "--json"],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      probes: number;
+      same: number;
+      sameRight: number;
+      onlyFirstRight: number;
+      onlySecondRight: number;
+      neitherRight: number;
+      fidelity: { model: number; against: number };
+      rehearsal_prompt: string;
+    };
+    expect(out.rehearsal_prompt).toBe("compact-related");
+    // greedy decoding: the same weights give the same answer to every call
+    expect([out.probes, out.same, out.onlyFirstRight, out.onlySecondRight, out.neitherRight]).toEqual([
+      6, 6, 0, 0, 0,
+    ]);
+    expect(out.fidelity.model).toBe(out.fidelity.against);
+    expect(out.sameRight).toBe(Math.round(out.fidelity.model * 6));
+  });
+
+  it("exits 2 without --against, or with one that is not a saved model", async () => {
+    const none = await bench("rehearser-agreement.ts", ["--model", model]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("--against DIR is required");
+    const bad = await bench("rehearser-agreement.ts", ["--model", model, "--against", "/nonexistent"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--against /nonexistent: no config.json");
+  });
+});
