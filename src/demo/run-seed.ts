@@ -120,8 +120,9 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
 }
 
 /**
- * The arms (and seeds whose data or SFT stage) that failed, as one error. With several seeds the first seed's failure would otherwise
- * be the only one shown; `details.failed` keeps every one, a line each.
+ * The arms that failed, and the seeds whose data or SFT stage failed, as one error. With several
+ * seeds the first seed's failure would otherwise be the only one shown; `details.failed` keeps
+ * every one, a line each.
  */
 export function armsFailed(failed: readonly string[]): EnvaceError {
   return new EnvaceError(
