@@ -12,6 +12,13 @@ export interface RoleStats {
   adv_std: number | null;
   adv_min: number | null;
   adv_max: number | null;
+  /**
+   * The share of this role's advantage mass that identical rows do not cancel: rows of one group
+   * with the same prompt and response are one training example, so their advantages add up;
+   * Σ over such sets of |Σ A| / Σ |A| (1: every row distinct or alike in sign; 0: no gradient
+   * left, as in a group whose episodes all rehearse a call alike). Null when no advantage is non-zero.
+   */
+  adv_net_share?: number | null;
   /** Rows that went into the update (not frozen, not masked, not in a zero-variance group). */
   trained_rows: number;
   /** Mean sampled tokens per row (response length). */
@@ -115,6 +122,7 @@ export function rolloutMetrics(
     }
   }
   const scored = advantages.flatMap((g) => g.rows);
+  const netShare = advantageNetShare(groups, advantages);
   const role = byRole<RoleStats>((k) => {
     const mine = scored.filter((r) => r.role === k);
     const adv = mine.map((r) => r.advantage);
@@ -125,6 +133,7 @@ export function rolloutMetrics(
       adv_std: std(adv),
       adv_min: adv.length ? Math.min(...adv) : null,
       adv_max: adv.length ? Math.max(...adv) : null,
+      adv_net_share: netShare[k],
       trained_rows: mine.filter((r) => r.trainable).length,
       response_len_mean: mean(lens),
       response_len_max: lens.length ? Math.max(...lens) : null,
@@ -158,6 +167,36 @@ export function rolloutMetrics(
     ),
     end_reasons: endReasons,
   };
+}
+
+/**
+ * Per role, Σ |Σ A| over the sets of a group's trainable rows that have the same prompt and
+ * response, over Σ |A|: how much of the advantages survives as gradient once identical rows (equal
+ * weights in the loss) are added up. Why: a role whose rows are the same in a group's successful
+ * and failed episodes gets advantages that look alive (std > 0) and cancel in the update (issue 11:
+ * the co-trained rehearser of the demo barely moves from SFT's).
+ */
+export function advantageNetShare(
+  groups: readonly (readonly EpisodeResult[])[],
+  advantages: readonly GroupResult[],
+): ByRole<number | null> {
+  const net = byRole(() => 0);
+  const gross = byRole(() => 0);
+  advantages.forEach((g, gi) => {
+    const sums = new Map<string, { role: PolicyRole; sum: number }>();
+    for (const r of g.rows) {
+      if (!r.trainable) continue;
+      const row = groups[gi]![r.episode]!.rows[r.row]!;
+      const key = `${r.role}|${row.promptTokenIds.join(",")}|${row.tokenIds.join(",")}`;
+      const set = sums.get(key) ?? { role: r.role, sum: 0 };
+      set.sum += r.advantage;
+      sums.set(key, set);
+      gross[r.role] += Math.abs(r.advantage);
+    }
+    for (const { role, sum } of sums.values()) net[role] += Math.abs(sum);
+  });
+  // sums of advantages that cancel leave float dust (1e-17), not gradient
+  return byRole((k) => (gross[k] > 1e-12 ? Math.min(1, net[k] / gross[k]) : null));
 }
 
 /** Per-role ratio statistics from the engines' per-sequence reports. */
