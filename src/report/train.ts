@@ -17,6 +17,8 @@ export interface TrainRoleStep {
   reward: number | null;
   adv_std: number | null;
   adv_mean: number | null;
+  /** Share of the advantages left once identical rows are added up (absent in older runs). */
+  adv_net_share: number | null;
   response_len: number | null;
   ratio: number | null;
   rows: number | null;
@@ -73,6 +75,7 @@ export function readTrainSteps(runDir: string): TrainStep[] {
             reward: num(s.reward_mean),
             adv_mean: num(s.adv_mean),
             adv_std: num(s.adv_std),
+            adv_net_share: num(s.adv_net_share),
             response_len: num(s.response_len_mean),
             ratio: num(obj(ratio[r]).mean),
             rows: num(rows[r]),
@@ -179,6 +182,12 @@ export async function trainCharts(steps: readonly TrainStep[]): Promise<[string,
       "Advantage spread (std) per RL step and role",
       "advantage std",
       (s, r) => s.role[r].adv_std,
+    ],
+    [
+      "advantage-net-share-per-role",
+      "Advantage left once identical rows are added up, per RL step and role",
+      "net share of |advantage|",
+      (s, r) => s.role[r].adv_net_share,
     ],
     [
       "response-length-per-role",

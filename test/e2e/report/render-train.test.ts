@@ -38,6 +38,7 @@ describe("envace report on a train run, rendered in headless Chromium", () => {
       expect(charts.map((c) => c.id)).toEqual([
         "reward-per-role",
         "advantage-per-role",
+        "advantage-net-share-per-role",
         "response-length-per-role",
         "ratio-per-role",
       ]);

@@ -7,16 +7,18 @@ import type { StepMetrics } from "../../../src/train/step-metrics.js";
  * A train run directory as `envace train` writes it: metrics.jsonl (typed as the loop's
  * StepMetrics, so a renamed field breaks this fixture at typecheck), runs.jsonl and
  * config.resolved.json. Step k has act reward 0.1·k, rehearse reward 0.05·k, act length 10 + k,
- * rehearse length 20 + k and ratio 1 for act (none reported for rehearse on step 1).
+ * rehearse length 20 + k, ratio 1 for act (none reported for rehearse on step 1) and advantage net
+ * share 1 for act, 0.25 for rehearse.
  */
 export function makeTrainRunDir(steps = 4): { dir: string; lines: StepMetrics[] } {
   const dir = mkdtempSync(join(tmpdir(), "envace-train-report-"));
-  const role = (reward: number, len: number, std: number) => ({
+  const role = (reward: number, len: number, std: number, net: number) => ({
     reward_mean: reward,
     adv_mean: 0,
     adv_std: std,
     adv_min: -std,
     adv_max: std,
+    adv_net_share: net,
     trained_rows: 6,
     response_len_mean: len,
     response_len_max: len + 2,
@@ -34,7 +36,7 @@ export function makeTrainRunDir(steps = 4): { dir: string; lines: StepMetrics[] 
       tokens: { act: 60, rehearse: 80 },
       reward_mean: 0.1 * k,
       success_rate: 0.1 * k,
-      role: { act: role(0.1 * k, 10 + k, 0.4), rehearse: role(0.05 * k, 20 + k, 0.3) },
+      role: { act: role(0.1 * k, 10 + k, 0.4, 1), rehearse: role(0.05 * k, 20 + k, 0.3, 0.25) },
       zero_variance_groups: { act: 0, rehearse: 0 },
       rehearse_parse_error_rate: 0,
       rehearse_parse_errors: {},

@@ -32,6 +32,7 @@ describe("report of a train run", () => {
       reward: expect.closeTo(0.15, 9) as number,
       adv_mean: 0,
       adv_std: 0.3,
+      adv_net_share: 0.25,
       response_len: 23,
       ratio: 1.0002,
       rows: 7,
@@ -62,7 +63,13 @@ describe("report of a train run", () => {
     const html = readFileSync(path, "utf8");
     expect(html).not.toMatch(/<script/);
     expect(html).toContain("envace train report");
-    for (const id of ["reward-per-role", "advantage-per-role", "response-length-per-role", "ratio-per-role"])
+    for (const id of [
+      "reward-per-role",
+      "advantage-per-role",
+      "advantage-net-share-per-role",
+      "response-length-per-role",
+      "ratio-per-role",
+    ])
       expect(html).toContain(`id="${id}"><svg`);
   });
 
@@ -74,6 +81,16 @@ describe("report of a train run", () => {
     );
     const html = await buildReportHtml(dir);
     expect(html).not.toContain('id="ratio-per-role"');
+    // a run from before adv_net_share has no such curve
+    const older = lines.map((l) => ({
+      ...l,
+      role: {
+        act: { ...l.role.act, adv_net_share: undefined },
+        rehearse: { ...l.role.rehearse, adv_net_share: undefined },
+      },
+    }));
+    writeFileSync(join(dir, "metrics.jsonl"), older.map((l) => JSON.stringify(l) + "\n").join(""));
+    expect(await buildReportHtml(dir)).not.toContain('id="advantage-net-share-per-role"');
     expect(html).toContain('id="reward-per-role"><svg');
   });
 });
