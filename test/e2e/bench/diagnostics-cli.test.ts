@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../src/engines/index.js";
 import { generateTasks, toolworldCorpus } from "../../../src/envs/toolworld/index.js";
+import type { RehearserAgreement } from "../../../src/demo/rehearser-agreement.js";
 import { bench } from "./run-bench.js";
 
 // A saved (untrained) tiny model: what a demo run's checkpoint directory holds, for the runners.
@@ -172,13 +173,7 @@ describe("bench:rehearser-agreement", () => {
       ...["--model", model, "--against", model, "--seed", "0", "--max", "6", "--json"],
     ]);
     expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as {
-      probes: number;
-      same: number;
-      sameRight: number;
-      onlyFirstRight: number;
-      onlySecondRight: number;
-      neitherRight: number;
+    const out = JSON.parse(r.stdout) as RehearserAgreement & {
       fidelity: { model: number; against: number };
       rehearsal_prompt: string;
     };
