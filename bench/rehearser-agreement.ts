@@ -58,10 +58,9 @@ const out = {
 if (json) process.stdout.write(`${JSON.stringify(out)}\n`);
 else {
   const pct = (n: number) => `${((100 * n) / Math.max(1, agreement.probes)).toFixed(1)}%`;
+  const share = (x: number) => `${(100 * x).toFixed(1)}%`;
   console.log(`unseen recorded calls ${agreement.probes} (seed ${seed}, ${out.minutes.toFixed(1)} min)`);
-  console.log(
-    `  fidelity: --model ${pct(fid(a) * agreement.probes)}, --against ${pct(fid(b) * agreement.probes)}`,
-  );
+  console.log(`  fidelity: --model ${share(out.fidelity.model)}, --against ${share(out.fidelity.against)}`);
   console.log(
     `  same answer ${agreement.same} (${pct(agreement.same)}), of them right ${agreement.sameRight}`,
   );

@@ -103,9 +103,10 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
   const settled = await mapConcurrent(ctx.specs, Math.max(1, plan.armJobs ?? 1), async (spec) => {
     try {
       return { arm: await keptOrRun({ spec, seed, data, sft }, ctx) };
-    } catch (error) {
-      onEvent({ kind: "arm-failed", seed, arm: spec.name, error: errorLine(error) });
-      return { failed: `seed ${seed} ${spec.name}: ${errorLine(error)}` };
+    } catch (e) {
+      const error = errorLine(e);
+      onEvent({ kind: "arm-failed", seed, arm: spec.name, error });
+      return { failed: `seed ${seed} ${spec.name}: ${error}` };
     }
   });
   const failed = settled.flatMap((s) => (s.failed !== undefined ? [s.failed] : []));
@@ -145,8 +146,9 @@ const armDirOf = ({ spec, seed }: ArmJob, ctx: SeedContext): string =>
   ctx.multiSeed ? join(armOutDir(ctx.out, spec.name), `seed-${seed}`) : armOutDir(ctx.out, spec.name);
 
 /**
- * An arm's kept result when an earlier run with the same `--out` finished it under the same plan,
- * seed and SFT checkpoint (`arm-result.json`); otherwise the arm is run and its result kept.
+ * An arm's kept result when an earlier run with the same `--out` finished it under the same key
+ * (`armResultKey`: code, plan, seed, arm, SFT checkpoint); otherwise the arm is run and its result
+ * kept.
  */
 async function keptOrRun(job: ArmJob, ctx: SeedContext): Promise<FinishedArm> {
   const { spec, seed, sft } = job;

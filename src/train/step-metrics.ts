@@ -18,7 +18,7 @@ export interface RoleStats {
    * Σ over such sets of |Σ A| / Σ |A| (1: every row distinct or alike in sign; 0: no gradient
    * left, as in a group whose episodes all rehearse a call alike). Null when no advantage is non-zero.
    */
-  adv_net_share?: number | null;
+  adv_net_share: number | null;
   /** Rows that went into the update (not frozen, not masked, not in a zero-variance group). */
   trained_rows: number;
   /** Mean sampled tokens per row (response length). */
