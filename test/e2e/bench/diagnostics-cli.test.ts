@@ -186,6 +186,48 @@ describe("bench:rehearser-agreement", () => {
     expect(out.sameRight).toBe(Math.round(out.fidelity.model * 6));
   });
 
+  it("--calls training: the actor's calls on training tasks, split by whether the prompt shows the answer", async () => {
+    const r = await bench("rehearser-agreement.ts", [
+      ...["--model", model, "--against", model, "--seed", "0", "--calls", "training"],
+      ...["--tasks", "3", "--samples", "2", "--json"],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    type Figures = RehearserAgreement & { fidelity: { model: number; against: number } };
+    const out = JSON.parse(r.stdout) as Figures & {
+      calls: string;
+      actor: string;
+      tasks: number;
+      samples: number;
+      answer_in_prompt: Figures;
+      answer_not_in_prompt: Figures;
+    };
+    expect([out.calls, out.actor, out.tasks, out.samples]).toEqual(["training", model, 3, 2]);
+    // the two parts cover the calls, and the same weights answer every call alike in each
+    expect(out.answer_in_prompt.probes + out.answer_not_in_prompt.probes).toBe(out.probes);
+    for (const f of [out, out.answer_in_prompt, out.answer_not_in_prompt]) {
+      expect(f.same).toBe(f.probes);
+      expect(f.fidelity.model).toBe(f.fidelity.against);
+    }
+  });
+
+  it("exits 2 on a --calls it does not know, or an --actor that is not a saved model", async () => {
+    const calls = await bench("rehearser-agreement.ts", [
+      "--model",
+      model,
+      "--against",
+      model,
+      "--calls",
+      "all",
+    ]);
+    expect(calls.code).toBe(2);
+    expect(calls.stderr).toContain('--calls must be unseen or training, got "all"');
+    const actor = await bench("rehearser-agreement.ts", [
+      ...["--model", model, "--against", model, "--calls", "training", "--actor", "/nonexistent"],
+    ]);
+    expect(actor.code).toBe(2);
+    expect(actor.stderr).toContain("--actor /nonexistent: no config.json");
+  });
+
   it("exits 2 without --against, or with one that is not a saved model", async () => {
     const none = await bench("rehearser-agreement.ts", ["--model", model]);
     expect(none.code).toBe(2);
