@@ -33,6 +33,8 @@ export interface DemoExperiments {
    * of the logged notes at 0.25: `envace` none 73.0, parallel:4 −7.9 (logged notes: 78.3, −11.2).
    */
   rlOwnNoteShare?: number;
+  /** The rehearse role's GRPO baseline in the rehearsal arms (`rehearse_baseline`; default `role`, the reference's). */
+  rehearseBaseline?: "role" | "call";
 }
 
 /** The demo's rehearsal prompts: `compact` (recipe v16 and before) and `compact-related` (v17). */

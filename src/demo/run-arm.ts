@@ -126,6 +126,7 @@ export async function trainArm(
       checkpoint_every: plan.rl.steps,
       eval_every: plan.rl.curveEvery,
       seed: ctx.seed + (plan.experiments?.rlSeedOffset ?? 0),
+      rehearse_baseline: plan.experiments?.rehearseBaseline ?? "role",
       concurrency: plan.concurrency,
       temperature: 1,
     });

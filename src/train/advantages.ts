@@ -30,6 +30,13 @@ export interface AdvantageOptions {
   zeroVariance?: "keep" | "drop";
   /** Reward of a row with no sampled token, in its group's baseline (reference: 0). Default 0. */
   emptyResponseReward?: number;
+  /**
+   * The rehearse role's baseline: `role` (reference) is the mean over the (group, role)'s rows;
+   * `call` is the mean over the group's rehearse rows with the same prompt (the same call after the
+   * same conversation), so a rehearsal is credited only for what its answer added to the outcome of
+   * that call (`callBaselineAdvantages`). Default `role`.
+   */
+  rehearseBaseline?: "role" | "call";
 }
 
 export interface GroupStats {
@@ -113,10 +120,51 @@ export function roleWiseAdvantages(episodes: readonly EpisodeResult[], opts: Adv
       });
     });
     const rewardByRow = members.map((m) => m.reward);
-    const { advantageByRow, ...stats } = groupAdvantages(rewardByRow, opts);
+    const { advantageByRow: roleAdvantages, ...stats } = groupAdvantages(rewardByRow, opts);
+    const advantageByRow =
+      role === "rehearse" && opts.rehearseBaseline === "call"
+        ? callBaselineAdvantages(
+            members.map((m) => episodes[m.episode]!.rows[m.row]!.promptTokenIds),
+            rewardByRow,
+            opts,
+          )
+        : roleAdvantages;
     byRole[role] = stats;
     const trainable = !(stats.zeroVariance && opts.zeroVariance === "drop");
     members.forEach((m, i) => rows.push({ ...m, role, advantage: advantageByRow[i]!, trainable }));
   }
   return { rows, byRole, masked };
+}
+
+/**
+ * Advantages against the mean reward of the rows with the same prompt (`rehearseBaseline: call`);
+ * a prompt seen once, or only with one reward, gives 0. Why: under the role's baseline a rehearse row
+ * is credited with everything its episode did, including the call it answers. A call that by itself
+ * fails the task (a write the task's policy forbids) is answered only in failed episodes, so its
+ * rehearsal is pushed down whatever it says, and the true answer (a refusal) loses probability
+ * (issue 11, RESULTS.md: the co-trained rehearser imagined such writes accepted where the frozen one
+ * refused them). Against the same call's other rehearsals, only the answer's own effect counts.
+ */
+export function callBaselineAdvantages(
+  prompts: readonly (readonly number[])[],
+  rewardByRow: readonly number[],
+  opts: Pick<AdvantageOptions, "normalizeStd" | "eps">,
+): number[] {
+  const byPrompt = new Map<string, number[]>();
+  prompts.forEach((p, i) => {
+    const key = p.join(",");
+    const rows = byPrompt.get(key);
+    if (rows) rows.push(i);
+    else byPrompt.set(key, [i]);
+  });
+  const out = rewardByRow.map(() => 0);
+  for (const rows of byPrompt.values()) {
+    if (rows.length < 2) continue;
+    const { advantageByRow } = groupAdvantages(
+      rows.map((i) => rewardByRow[i]!),
+      opts,
+    );
+    rows.forEach((i, k) => (out[i] = advantageByRow[k]!));
+  }
+  return out;
 }

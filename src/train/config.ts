@@ -197,6 +197,12 @@ const TrainConfigObjectZ = z
      * baseline). Reference: 0 (no token to place the reward on).
      */
     empty_response_reward: z.number().default(0),
+    /**
+     * The rehearse role's GRPO baseline: `role` (reference) is the mean over the group's rehearse
+     * rows; `call` the mean over its rehearse rows with the same prompt (the same call after the same
+     * conversation), so a rehearsal is not credited with the outcome of the call it answers.
+     */
+    rehearse_baseline: z.enum(["role", "call"]).default("role"),
     /** SFT warm-up before step 1 on gold trajectories (toolworld tasks): acting and rehearsing. */
     sft: z
       .object({

@@ -107,6 +107,7 @@ export async function runTrainLoop(opts: TrainLoopOptions, deps: TrainLoopDeps):
     trainRoles,
     zeroVariance: c.zero_variance_groups,
     emptyResponseReward: c.empty_response_reward,
+    rehearseBaseline: c.rehearse_baseline,
   };
   const loss: LossOptions = {
     fn: c.loss.fn,

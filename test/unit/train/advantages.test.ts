@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { groupAdvantages, roleWiseAdvantages, type AdvantageOptions } from "../../../src/train/advantages.js";
+import {
+  callBaselineAdvantages,
+  groupAdvantages,
+  roleWiseAdvantages,
+  type AdvantageOptions,
+} from "../../../src/train/advantages.js";
 import type { EpisodeResult } from "../../../src/rollout/types.js";
-import { episode } from "./helpers.js";
+import { episode, row } from "./helpers.js";
 
 const both = { act: true, rehearse: true };
 const raw: AdvantageOptions = { normalizeStd: false, eps: 1e-6, trainRoles: both };
@@ -95,6 +100,45 @@ describe("roleWiseAdvantages", () => {
     expect(g.rows.some((r) => r.episode === 1)).toBe(false);
     // act rows now [1,1,.5,.5,.5] → baseline 3.5/5
     expect(g.byRole.act.baseline).toBeCloseTo(0.7, 12);
+  });
+});
+
+describe("rehearseBaseline: call", () => {
+  // A rehearse row answering the call whose prompt is `p` (the same prompt: the same call after the
+  // same conversation).
+  const reh = (p: number) => ({ ...row("rehearse"), promptTokenIds: [7, p] });
+  const ep = (reward: number, prompts: number[]) => ({
+    ...episode(reward, []),
+    rows: [row("act"), ...prompts.map(reh)],
+  });
+  // Four episodes of one task: all answer the lookup (prompt 1); the two that then make the forbidden
+  // write (prompt 2) fail, whatever its rehearsal says; one of the others fails for another reason.
+  const group = () => [ep(1, [1]), ep(0, [1]), ep(0, [1, 2]), ep(0, [1, 2])];
+
+  it("credits a rehearsal only against the same call's other rehearsals", () => {
+    const role = roleWiseAdvantages(group(), raw);
+    const call = roleWiseAdvantages(group(), { ...raw, rehearseBaseline: "call" });
+    // Under the role's baseline (1/6 over six rows) the forbidden write's answers are pushed down …
+    expect(
+      advOf(role, "rehearse")
+        .filter(([e, r]) => e >= 2 && r === 2)
+        .map(([, , a]) => a),
+    ).toEqual([-1 / 6, -1 / 6]);
+    // … against their own call's baseline they get 0: both failed, its answer changed nothing.
+    const byRow = advOf(call, "rehearse");
+    expect(byRow.filter(([e, r]) => e >= 2 && r === 2).map(([, , a]) => a)).toEqual([0, 0]);
+    // The lookup's answers are compared among the four lookups (baseline 1/4).
+    expect(byRow.filter(([, r]) => r === 1).map(([, , a]) => a)).toEqual([0.75, -0.25, -0.25, -0.25]);
+    // The act role and the reported stats are the reference's either way.
+    expect(advOf(call, "act")).toEqual(advOf(role, "act"));
+    expect(call.byRole).toEqual(role.byRole);
+  });
+
+  it("gives 0 to a prompt seen once, and normalises within a prompt's rows", () => {
+    expect(callBaselineAdvantages([[1], [2], [2]], [1, 1, 0], raw)).toEqual([0, 0.5, -0.5]);
+    const [a, b] = callBaselineAdvantages([[3], [3]], [1, 0], norm);
+    expect(a).toBeCloseTo(0.5 / (Math.SQRT1_2 + 1e-6), 9);
+    expect(b).toBeCloseTo(-a!, 12);
   });
 });
 

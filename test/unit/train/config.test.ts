@@ -36,6 +36,7 @@ describe("train config", () => {
       loss_agg_mode: "seq-mean-token-mean",
       invalid_call: "end",
       zero_variance_groups: "keep",
+      rehearse_baseline: "role",
       temperature: 1,
       limits: { max_assistant_turns: 30, turn_limit_scope: "episode", max_tokens: 8000 },
     });
@@ -49,6 +50,7 @@ describe("train config", () => {
     [{ ...minimal, loss: { fn: "ppo", clip_low: -1 } }, "loss.clip_low"],
     [{ ...minimal, roles: { act: "train", rehearse: "sometimes" } }, "roles.rehearse"],
     [{ ...minimal, lr: "fast" }, "lr"],
+    [{ ...minimal, rehearse_baseline: "task" }, "rehearse_baseline"],
     [{ ...minimal, typo_field: 1 }, "typo_field"],
     // no entropy term exists (the reference's entropy_coeff is 0): asking for one is an error
     [{ ...minimal, entropy_coeff: 0.01 }, "entropy_coeff"],

@@ -431,6 +431,50 @@ describe("runTrainLoop (scripted policy, in-memory engine)", () => {
     ]);
   });
 
+  it("rehearse_baseline: call reaches the update: a rehearsal is compared with the same call's", async () => {
+    const sent = async (rehearseBaseline: "role" | "call") => {
+      const engine = new InMemoryTrainEngine();
+      const c = config({ steps: 1, tasks_per_step: 1, group_size: 2, rehearse_baseline: rehearseBaseline });
+      const reh = (p: number) => ({
+        role: "rehearse" as const,
+        promptTokenIds: [p],
+        tokenIds: [2, 3],
+        logprobs: [-1, -1],
+        turn: 0,
+      });
+      const ep = (reward: number, prompts: number[]) => ({
+        taskId: "t",
+        sample: 0,
+        messages: [],
+        calls: [],
+        replies: [],
+        endReason: "done" as const,
+        envCalls: 0,
+        reward,
+        masked: false,
+        turnScores: [],
+        success: false,
+        rows: prompts.map(reh),
+      });
+      // both episodes answer call 1; only the failed one also makes call 2
+      const group = [ep(1, [1]), ep(0, [1, 2])];
+      await runTrainLoop(
+        { config: c, tasks, outDir: outDir(), resume: false },
+        {
+          engines: { act: engine, rehearse: engine },
+          sampler: { sampleGroups: async () => ({ groups: [group] }) },
+        },
+      );
+      return engine.forwardBackwardCalls.flatMap((x) => x.sequences).map((x) => x.advantages[1]);
+    };
+    const close = (got: (number | undefined)[], want: number[]) => {
+      expect(got).toHaveLength(want.length);
+      want.forEach((w, i) => expect(got[i]).toBeCloseTo(w, 12));
+    };
+    close(await sent("role"), [2 / 3, -1 / 3, -1 / 3]);
+    close(await sent("call"), [0.5, -0.5, 0]);
+  });
+
   it("a worker restart noticed only by its restart count still rolls the step back", async () => {
     const out = outDir();
     const engine = new InMemoryTrainEngine();
