@@ -1,3 +1,4 @@
+import { tokenKey } from "../core/token-key.js";
 import type { PolicyRole } from "../core/messages.js";
 import type { EpisodeResult } from "../rollout/types.js";
 
@@ -152,7 +153,7 @@ export function callBaselineAdvantages(
 ): number[] {
   const byPrompt = new Map<string, number[]>();
   prompts.forEach((p, i) => {
-    const key = p.join(",");
+    const key = tokenKey(p);
     const rows = byPrompt.get(key);
     if (rows) rows.push(i);
     else byPrompt.set(key, [i]);

@@ -1,3 +1,4 @@
+import { tokenKey } from "../core/token-key.js";
 import type { PolicyRole } from "../core/messages.js";
 import type { EpisodeResult } from "../rollout/types.js";
 import { POLICY_ROLES, type GroupResult } from "./advantages.js";
@@ -187,7 +188,7 @@ export function advantageNetShare(
     for (const r of g.rows) {
       if (!r.trainable) continue;
       const row = groups[gi]![r.episode]!.rows[r.row]!;
-      const key = `${r.role}|${row.promptTokenIds.join(",")}|${row.tokenIds.join(",")}`;
+      const key = `${r.role}|${tokenKey(row.promptTokenIds, row.tokenIds)}`;
       const set = sums.get(key) ?? { role: r.role, sum: 0 };
       set.sum += r.advantage;
       sums.set(key, set);
