@@ -119,6 +119,11 @@ export const DOC_COMMANDS: Record<string, DocCommandEntry> = {
     script: "bench:rehearser-agreement",
     why: "needs two trained demo models (a demo run's checkpoints); test/e2e/bench/diagnostics-cli.test.ts runs it on a saved tiny model against itself",
   },
+  "npm run -s bench:rehearser-agreement -- --model DIR --against DIR --seed S --calls training --json": {
+    kind: "script",
+    script: "bench:rehearser-agreement",
+    why: "needs two trained demo models (a demo run's checkpoints); test/e2e/bench/diagnostics-cli.test.ts runs --calls training on a saved tiny model against itself",
+  },
   "npm run -s bench:sft-micro-batch -- --json": {
     kind: "test",
     test: "test/e2e/bench/sft-micro-batch-cli.test.ts",
