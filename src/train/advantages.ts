@@ -142,9 +142,10 @@ export function roleWiseAdvantages(episodes: readonly EpisodeResult[], opts: Adv
  * a prompt seen once, or only with one reward, gives 0. Why: under the role's baseline a rehearse row
  * is credited with everything its episode did, including the call it answers. A call that by itself
  * fails the task (a write the task's policy forbids) is answered only in failed episodes, so its
- * rehearsal is pushed down whatever it says, and the true answer (a refusal) loses probability
- * (issue 11, RESULTS.md: the co-trained rehearser imagined such writes accepted where the frozen one
- * refused them). Against the same call's other rehearsals, only the answer's own effect counts.
+ * rehearsal is pushed down whatever it says. Against the same call's other rehearsals, only the
+ * answer's own effect counts. Measured on the demo (issue 11, RESULTS.md): the rehearse role keeps
+ * almost no net gradient (its rehearsals of one prompt are mostly one answer), success is unchanged,
+ * and the co-trained rehearser's lower refusal recall is not brought back.
  */
 export function callBaselineAdvantages(
   prompts: readonly (readonly number[])[],
