@@ -14,6 +14,7 @@ import { InMemoryTrainEngine } from "../../../src/train/in-memory-engine.js";
 import { runTrainLoop, type TrainLoopDeps } from "../../../src/train/loop.js";
 import { rolloutSampler } from "../../../src/train/rollout-sampler.js";
 import type { StepMetrics } from "../../../src/train/step-metrics.js";
+import { episode, row } from "./helpers.js";
 
 const tasks: Task[] = ["A", "B", "C"].map((id) =>
   TaskZ.parse({
@@ -435,27 +436,8 @@ describe("runTrainLoop (scripted policy, in-memory engine)", () => {
     const sent = async (rehearseBaseline: "role" | "call") => {
       const engine = new InMemoryTrainEngine();
       const c = config({ steps: 1, tasks_per_step: 1, group_size: 2, rehearse_baseline: rehearseBaseline });
-      const reh = (p: number) => ({
-        role: "rehearse" as const,
-        promptTokenIds: [p],
-        tokenIds: [2, 3],
-        logprobs: [-1, -1],
-        turn: 0,
-      });
-      const ep = (reward: number, prompts: number[]) => ({
-        taskId: "t",
-        sample: 0,
-        messages: [],
-        calls: [],
-        replies: [],
-        endReason: "done" as const,
-        envCalls: 0,
-        reward,
-        masked: false,
-        turnScores: [],
-        success: false,
-        rows: prompts.map(reh),
-      });
+      const ep = (reward: number, prompts: number[]) =>
+        episode(reward, [], { rows: prompts.map((p) => ({ ...row("rehearse"), promptTokenIds: [p] })) });
       // both episodes answer call 1; only the failed one also makes call 2
       const group = [ep(1, [1]), ep(0, [1, 2])];
       await runTrainLoop(
