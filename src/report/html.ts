@@ -44,13 +44,7 @@ export function readStepPoints(runDir: string): StepPoint[] {
   for (const arm of readdirSync(armsDir).sort()) {
     // One seed: arms/<arm>/metrics.jsonl. Several (`--seeds N`): arms/<arm>/seed-<s>/metrics.jsonl,
     // averaged per step and role.
-    const dir = join(armsDir, arm);
-    const files = existsSync(join(dir, "metrics.jsonl"))
-      ? [join(dir, "metrics.jsonl")]
-      : readdirSync(dir)
-          .filter((d) => d.startsWith("seed-"))
-          .map((d) => join(dir, d, "metrics.jsonl"))
-          .filter((f) => existsSync(f));
+    const files = armFiles(join(armsDir, arm), "metrics.jsonl");
     const sums = new Map<string, { step: number; role: string; sum: number; n: number }>();
     for (const file of files) {
       for (const p of stepRewards(file)) {
@@ -62,6 +56,60 @@ export function readStepPoints(runDir: string): StepPoint[] {
       }
     }
     for (const a of sums.values()) points.push({ arm, step: a.step, role: a.role, reward: a.sum / a.n });
+  }
+  return points;
+}
+
+/** An arm's `name` file: `arms/<arm>/<name>` (one seed) or each `arms/<arm>/seed-<s>/<name>` (several). */
+function armFiles(dir: string, name: string): string[] {
+  if (existsSync(join(dir, name))) return [join(dir, name)];
+  return readdirSync(dir)
+    .filter((d) => d.startsWith("seed-"))
+    .map((d) => join(dir, d, name))
+    .filter((f) => existsSync(f));
+}
+
+/** One arm's and role's `adv_net_share` at one RL step (mean over seeds). */
+export interface NetSharePoint {
+  arm: string;
+  role: string;
+  step: number;
+  share: number;
+}
+
+/**
+ * Each arm's `role.<role>.adv_net_share` per RL step from its metrics.jsonl (the mean over seeds):
+ * how much of a role's advantage is left as gradient once a group's identical rows are added up
+ * (issue 11: the co-trained rehearser gets about a third of the actor's). Roles not trained, and
+ * logs from before the field, give no point; a line cut by a crash is skipped.
+ */
+export function readNetShares(runDir: string): NetSharePoint[] {
+  const armsDir = join(runDir, "arms");
+  if (!existsSync(armsDir)) return [];
+  const points: NetSharePoint[] = [];
+  for (const arm of readdirSync(armsDir).sort()) {
+    const byKey = new Map<string, { role: string; step: number; values: number[] }>();
+    for (const file of armFiles(join(armsDir, arm), "metrics.jsonl")) {
+      for (const line of readFileSync(file, "utf8").split("\n")) {
+        let m: { step?: unknown; role?: Record<string, { adv_net_share?: unknown } | undefined> };
+        try {
+          m = JSON.parse(line) as typeof m;
+        } catch {
+          continue;
+        }
+        if (typeof m.step !== "number") continue;
+        for (const [role, stats] of Object.entries(m.role ?? {})) {
+          const v = stats?.adv_net_share;
+          if (typeof v !== "number") continue;
+          const key = `${role}|${m.step}`;
+          const acc = byKey.get(key) ?? { role, step: m.step, values: [] };
+          acc.values.push(v);
+          byKey.set(key, acc);
+        }
+      }
+    }
+    for (const { role, step, values } of byKey.values())
+      points.push({ arm, role, step, share: values.reduce((a, b) => a + b, 0) / values.length });
   }
   return points;
 }
@@ -83,13 +131,7 @@ export function readCurves(runDir: string): CurveRow[] {
   if (!existsSync(armsDir)) return [];
   const rows: CurveRow[] = [];
   for (const arm of readdirSync(armsDir).sort()) {
-    const dir = join(armsDir, arm);
-    const files = existsSync(join(dir, "curve.jsonl"))
-      ? [join(dir, "curve.jsonl")]
-      : readdirSync(dir)
-          .filter((d) => d.startsWith("seed-"))
-          .map((d) => join(dir, d, "curve.jsonl"))
-          .filter((f) => existsSync(f));
+    const files = armFiles(join(armsDir, arm), "curve.jsonl");
     const byStep = new Map<number, { real: number[]; rehearsed: number[] }>();
     for (const file of files) {
       for (const line of readFileSync(file, "utf8").split("\n")) {
@@ -253,6 +295,20 @@ export async function buildReportHtml(runDir: string): Promise<string> {
         ),
       ]);
   }
+  const shares = readNetShares(runDir);
+  if (shares.length > 0)
+    charts.push([
+      "advantage-net-share",
+      await renderSvg(
+        stepLineSpec(
+          shares.map((p) => ({ arm: `${p.arm} · ${p.role}`, step: p.step, value: p.share })),
+          "Advantage left once identical rows are added up, per RL step, arm and role",
+          "net share of |advantage|",
+          [0, 1],
+          "arm · role",
+        ),
+      ),
+    ]);
   charts.push(["success", await renderSvg(successSpec(results))]);
   if (results.arms.some((a) => a.fidelity)) charts.push(["fidelity", await renderSvg(fidelitySpec(results))]);
 

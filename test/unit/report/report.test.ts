@@ -5,6 +5,7 @@ import {
   buildReportHtml,
   meanCI,
   readCurves,
+  readNetShares,
   readStepPoints,
   resultsMarkdown,
   writeReport,
@@ -76,6 +77,38 @@ describe("report", () => {
     const html = await buildReportHtml(dir);
     expect(html).toContain('id="success-per-step"');
     expect(html).toContain('id="co-adaptation-gap"');
+  });
+
+  it("charts each arm's and role's adv_net_share per step, averaged over seeds", async () => {
+    const { dir } = makeDemoRunDir();
+    const none = await buildReportHtml(dir);
+    expect(none).not.toContain('id="advantage-net-share"'); // logs from before the field: no chart
+    const step = (n: number, act: number, rehearse: number | null) => ({
+      step: n,
+      reward_mean: 0.5,
+      role: { act: { reward_mean: 0.5, adv_net_share: act }, rehearse: { adv_net_share: rehearse } },
+    });
+    for (const [seed, act] of [
+      [0, 0.6],
+      [1, 0.8],
+    ] as const) {
+      mkdirSync(join(dir, "arms", "simulator", `seed-${seed}`), { recursive: true });
+      writeFileSync(
+        join(dir, "arms", "simulator", `seed-${seed}`, "metrics.jsonl"),
+        [step(1, act, null), step(2, act / 2, null)].map((r) => JSON.stringify(r)).join("\n") + "\n{trunc",
+      );
+    }
+    const shares = readNetShares(dir).filter((p) => p.arm === "simulator");
+    // a frozen role (null) gives no point; seeds are averaged per step and role
+    expect(shares.map((p) => [p.role, p.step])).toEqual([
+      ["act", 1],
+      ["act", 2],
+    ]);
+    expect(shares[0]!.share).toBeCloseTo(0.7, 12);
+    expect(shares[1]!.share).toBeCloseTo(0.35, 12);
+    const html = await buildReportHtml(dir);
+    expect(html).toContain('id="advantage-net-share"');
+    expect(html).toContain("simulator · act");
   });
 
   it("lists the SFT gate per seed when there are several", () => {
