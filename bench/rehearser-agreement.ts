@@ -29,7 +29,7 @@ import {
 } from "../src/demo/fidelity-probes.js";
 import { FULL_PLAN, TRAIN_DOMAINS } from "../src/demo/layout.js";
 import { withCompactTools } from "../src/demo/policy-view.js";
-import { rehearserAgreement, type RehearserAgreement } from "../src/demo/rehearser-agreement.js";
+import { agreementWhere } from "../src/demo/rehearser-agreement.js";
 import { trainingCallProbes } from "../src/demo/training-call-probes.js";
 import { startWorker } from "../src/engines/worker-supervisor.js";
 import { modelBenchArgs } from "./model-args.js";
@@ -91,23 +91,11 @@ const a = await rehearse(model);
 const b = await rehearse(against);
 
 /** Agreement on the probes `keep` selects, with each model's fidelity there. */
-function figures(keep: (p: RehearsalProbe) => boolean): RehearserAgreement & {
-  fidelity: { model: number; against: number };
-} {
-  const agreement = rehearserAgreement(
-    a.filter((s) => keep(s.probe)),
-    b.filter((s) => keep(s.probe)),
-  );
-  const n = Math.max(1, agreement.probes);
-  return {
-    ...agreement,
-    fidelity: {
-      model: (agreement.sameRight + agreement.onlyFirstRight) / n,
-      against: (agreement.sameRight + agreement.onlySecondRight) / n,
-    },
-  };
+function figures(keep?: (p: RehearsalProbe) => boolean) {
+  const { fidelity, ...agreement } = agreementWhere(a, b, keep);
+  return { ...agreement, fidelity: { model: fidelity.first, against: fidelity.second } };
 }
-const all = figures(() => true);
+const all = figures();
 const out = {
   model,
   against,

@@ -6,11 +6,29 @@ import { realResponder } from "../rollout/real-responder.js";
 import { rehearsalResponder } from "../rollout/model-responder.js";
 import { runEpisodes } from "../rollout/scheduler.js";
 import type { Responder } from "../rollout/responder.js";
+import type { EpisodeOptions } from "../rollout/episode.js";
 import type { EpisodeResult } from "../rollout/types.js";
 import type { DemoRehearsalPrompt } from "./layout.js";
 
 /** Decoding for evaluation: greedy, short (toolworld acts and rehearsals are < 100 tokens). */
 export const EVAL_DECODING = { temperature: 0, maxTokens: 96, maxAssistantTurns: 4, maxParallelCalls: 4 };
+
+/** An evaluation episode's options (`EVAL_DECODING`; greedy unless a caller overrides it). */
+export function evalEpisodeOptions(
+  policy: ChatModel,
+  responder: Responder,
+  contextBudgetTokens = 2048,
+): EpisodeOptions {
+  return {
+    policy,
+    responder,
+    temperature: EVAL_DECODING.temperature,
+    maxTokens: EVAL_DECODING.maxTokens,
+    maxAssistantTurns: EVAL_DECODING.maxAssistantTurns,
+    maxParallelCalls: EVAL_DECODING.maxParallelCalls,
+    contextBudgetTokens,
+  };
+}
 
 export interface EvalOutcome {
   episodes: EpisodeResult[];
@@ -27,19 +45,9 @@ export async function runEvalEpisodes(
   opts: { concurrency: number; responder?: Responder; contextBudgetTokens?: number },
 ): Promise<EvalOutcome> {
   const responder = opts.responder ?? realResponder((t) => createToolworldEnv(t));
+  const options = evalEpisodeOptions(policy, responder, opts.contextBudgetTokens);
   const episodes = await runEpisodes(
-    tasks.map((task) => ({
-      task,
-      options: {
-        policy,
-        responder,
-        temperature: EVAL_DECODING.temperature,
-        maxTokens: EVAL_DECODING.maxTokens,
-        maxAssistantTurns: EVAL_DECODING.maxAssistantTurns,
-        maxParallelCalls: EVAL_DECODING.maxParallelCalls,
-        contextBudgetTokens: opts.contextBudgetTokens ?? 2048,
-      },
-    })),
+    tasks.map((task) => ({ task, options })),
     { concurrency: opts.concurrency },
   );
   return {

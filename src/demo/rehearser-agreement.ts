@@ -1,5 +1,5 @@
 import { canonicalJson } from "../core/canonical-json.js";
-import type { ScoredProbe } from "./fidelity-probes.js";
+import type { RehearsalProbe, ScoredProbe } from "./fidelity-probes.js";
 
 /** How two rehearsers answer the same probes: alike or not, and which one is right where they differ. */
 export interface RehearserAgreement {
@@ -44,4 +44,31 @@ export function rehearserAgreement(
     else out.neitherRight++;
   });
   return out;
+}
+
+/** Agreement with each rehearser's fidelity (exact answers / probes) on the same probes. */
+export interface AgreementFigures extends RehearserAgreement {
+  fidelity: { first: number; second: number };
+}
+
+/**
+ * `rehearserAgreement` on the probes `keep` selects (both lists filtered alike, so they stay
+ * paired), with each side's fidelity there (0 where nothing is selected). Why: the figures of
+ * `bench:rehearser-agreement --calls training` are read apart for calls whose answer the prompt
+ * shows and the others.
+ */
+export function agreementWhere(
+  first: readonly ScoredProbe[],
+  second: readonly ScoredProbe[],
+  keep: (p: RehearsalProbe) => boolean = () => true,
+): AgreementFigures {
+  const a = rehearserAgreement(
+    first.filter((s) => keep(s.probe)),
+    second.filter((s) => keep(s.probe)),
+  );
+  const n = Math.max(1, a.probes);
+  return {
+    ...a,
+    fidelity: { first: (a.sameRight + a.onlyFirstRight) / n, second: (a.sameRight + a.onlySecondRight) / n },
+  };
 }

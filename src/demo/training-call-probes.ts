@@ -4,7 +4,7 @@ import type { Task } from "../core/task.js";
 import { createToolworldEnv } from "../envs/toolworld/index.js";
 import { realResponder } from "../rollout/real-responder.js";
 import { runEpisodes } from "../rollout/scheduler.js";
-import { EVAL_DECODING } from "./evaluate.js";
+import { evalEpisodeOptions } from "./evaluate.js";
 import { ownCallProbes, type RehearsalProbe } from "./fidelity-probes.js";
 
 export interface TrainingCallOptions {
@@ -35,16 +35,7 @@ export async function trainingCallProbes(
   const jobs = tasks.flatMap((task) =>
     Array.from({ length: opts.samples }, (_, sample) => ({
       task,
-      options: {
-        policy: actor,
-        responder,
-        sample,
-        temperature: opts.temperature,
-        maxTokens: EVAL_DECODING.maxTokens,
-        maxAssistantTurns: EVAL_DECODING.maxAssistantTurns,
-        maxParallelCalls: EVAL_DECODING.maxParallelCalls,
-        contextBudgetTokens: 2048,
-      },
+      options: { ...evalEpisodeOptions(actor, responder), sample, temperature: opts.temperature },
     })),
   );
   const episodes = await runEpisodes(jobs, {

@@ -9,6 +9,7 @@ import {
   successSpec,
   type StepPoint,
 } from "./charts.js";
+import { readLogObjects } from "./log-lines.js";
 import { resultsMarkdown } from "./markdown.js";
 import { DemoResultsZ, type DemoResults } from "./results.js";
 import { isTrainRunDir, readTrainSteps, trainCharts, trainMarkdown } from "./train.js";
@@ -90,13 +91,8 @@ export function readNetShares(runDir: string): NetSharePoint[] {
   for (const arm of readdirSync(armsDir).sort()) {
     const byKey = new Map<string, { role: string; step: number; values: number[] }>();
     for (const file of armFiles(join(armsDir, arm), "metrics.jsonl")) {
-      for (const line of readFileSync(file, "utf8").split("\n")) {
-        let m: { step?: unknown; role?: Record<string, { adv_net_share?: unknown } | undefined> };
-        try {
-          m = JSON.parse(line) as typeof m;
-        } catch {
-          continue;
-        }
+      for (const line of readLogObjects(file)) {
+        const m = line as { step?: unknown; role?: Record<string, { adv_net_share?: unknown } | undefined> };
         if (typeof m.step !== "number") continue;
         for (const [role, stats] of Object.entries(m.role ?? {})) {
           const v = stats?.adv_net_share;
@@ -134,13 +130,8 @@ export function readCurves(runDir: string): CurveRow[] {
     const files = armFiles(join(armsDir, arm), "curve.jsonl");
     const byStep = new Map<number, { real: number[]; rehearsed: number[] }>();
     for (const file of files) {
-      for (const line of readFileSync(file, "utf8").split("\n")) {
-        let p: { step?: unknown; real?: unknown; rehearsed?: unknown };
-        try {
-          p = JSON.parse(line) as typeof p;
-        } catch {
-          continue;
-        }
+      for (const line of readLogObjects(file)) {
+        const p = line as { step?: unknown; real?: unknown; rehearsed?: unknown };
         if (typeof p.step !== "number" || typeof p.real !== "number") continue;
         const acc = byStep.get(p.step) ?? { real: [], rehearsed: [] };
         acc.real.push(p.real);
@@ -164,14 +155,12 @@ export function readCurves(runDir: string): CurveRow[] {
 /** The (step, role, reward) points of one metrics.jsonl; a line cut by a crash is skipped. */
 function stepRewards(file: string): Omit<StepPoint, "arm">[] {
   const out: Omit<StepPoint, "arm">[] = [];
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    let m: { step?: unknown; reward_mean?: unknown; role?: Record<string, { reward_mean?: unknown }> };
-    try {
-      m = JSON.parse(line) as typeof m;
-    } catch {
-      continue;
-    }
+  for (const line of readLogObjects(file)) {
+    const m = line as {
+      step?: unknown;
+      reward_mean?: unknown;
+      role?: Record<string, { reward_mean?: unknown }>;
+    };
     if (typeof m.step !== "number") continue;
     const r = m.reward_mean;
     if (typeof r === "number") out.push({ step: m.step, role: "episode", reward: r });

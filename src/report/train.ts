@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { EnvaceError } from "../core/errors.js";
 import { renderSvg, stepLineSpec } from "./charts.js";
+import { readLogObjects } from "./log-lines.js";
 
 /**
  * The report of a run directory written by `envace train` (metrics.jsonl at its top, no
@@ -53,14 +54,7 @@ export function readTrainSteps(runDir: string): TrainStep[] {
   if (!existsSync(file))
     throw new EnvaceError("INVALID_DATA_FILE", `${file} does not exist: is this a train run directory?`);
   const bySteps = new Map<number, TrainStep>();
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    let m: Record<string, unknown>;
-    try {
-      m = obj(JSON.parse(line));
-    } catch {
-      continue;
-    }
+  for (const m of readLogObjects(file)) {
     const step = num(m.step);
     if (step === null) continue;
     const roleStats = obj(m.role);
@@ -104,15 +98,7 @@ function runHeader(runDir: string): string[] {
   const out: string[] = [];
   const runs = join(runDir, "runs.jsonl");
   if (existsSync(runs)) {
-    const starts = readFileSync(runs, "utf8")
-      .split("\n")
-      .flatMap((l) => {
-        try {
-          return [obj(JSON.parse(l))];
-        } catch {
-          return [];
-        }
-      });
+    const starts = readLogObjects(runs);
     const first = starts[0];
     if (first)
       out.push(

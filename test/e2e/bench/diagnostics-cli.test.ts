@@ -202,6 +202,9 @@ describe("bench:rehearser-agreement", () => {
       answer_not_in_prompt: Figures;
     };
     expect([out.calls, out.actor, out.tasks, out.samples]).toEqual(["training", model, 3, 2]);
+    // An untrained model may make no valid call (then every count below is 0): this checks the
+    // CLI's wiring; the probes (test/unit/demo/training-call-probes.test.ts) and the split's figures
+    // (agreementWhere, test/unit/demo/rehearser-agreement.test.ts) are tested on known calls.
     // the two parts cover the calls, and the same weights answer every call alike in each
     expect(out.answer_in_prompt.probes + out.answer_not_in_prompt.probes).toBe(out.probes);
     for (const f of [out, out.answer_in_prompt, out.answer_not_in_prompt]) {

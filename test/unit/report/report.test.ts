@@ -23,6 +23,12 @@ describe("meanCI", () => {
   });
 });
 
+/** Writes one seed's metrics.jsonl of an arm, as a multi-seed demo run lays it out. */
+function seedLog(dir: string, arm: string, seed: number, text: string): void {
+  mkdirSync(join(dir, "arms", arm, `seed-${seed}`), { recursive: true });
+  writeFileSync(join(dir, "arms", arm, `seed-${seed}`, "metrics.jsonl"), text);
+}
+
 describe("report", () => {
   it("reads per-role rewards and skips a truncated line", () => {
     const { dir } = makeDemoRunDir();
@@ -38,16 +44,8 @@ describe("report", () => {
 
   it("averages the per-seed logs of a multi-seed run", () => {
     const { dir } = makeDemoRunDir();
-    for (const [seed, reward] of [
-      [0, 0.2],
-      [1, 0.6],
-    ] as const) {
-      mkdirSync(join(dir, "arms", "sft", `seed-${seed}`), { recursive: true });
-      writeFileSync(
-        join(dir, "arms", "sft", `seed-${seed}`, "metrics.jsonl"),
-        JSON.stringify({ step: 1, reward_mean: reward }) + "\n",
-      );
-    }
+    seedLog(dir, "sft", 0, JSON.stringify({ step: 1, reward_mean: 0.2 }) + "\n");
+    seedLog(dir, "sft", 1, JSON.stringify({ step: 1, reward_mean: 0.6 }) + "\n");
     const sft = readStepPoints(dir).filter((p) => p.arm === "sft");
     expect(sft).toHaveLength(1);
     expect(sft[0]!.reward).toBeCloseTo(0.4);
@@ -92,11 +90,8 @@ describe("report", () => {
       [0, 0.6],
       [1, 0.8],
     ] as const) {
-      mkdirSync(join(dir, "arms", "simulator", `seed-${seed}`), { recursive: true });
-      writeFileSync(
-        join(dir, "arms", "simulator", `seed-${seed}`, "metrics.jsonl"),
-        [step(1, act, null), step(2, act / 2, null)].map((r) => JSON.stringify(r)).join("\n") + "\n{trunc",
-      );
+      const lines = [step(1, act, null), step(2, act / 2, null)].map((r) => JSON.stringify(r));
+      seedLog(dir, "simulator", seed, lines.join("\n") + "\n{trunc");
     }
     const shares = readNetShares(dir).filter((p) => p.arm === "simulator");
     // a frozen role (null) gives no point; seeds are averaged per step and role
