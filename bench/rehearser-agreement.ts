@@ -2,7 +2,7 @@
  * Diagnostic: do two demo models rehearse the same world? (issue 11: `envace` and `simulator`)
  *
  *   npm run bench:rehearser-agreement -- --model DIR --against DIR [--seed 0] [--max N] [--json]
- *     [--calls unseen|training] [--tasks 60] [--samples 4] [--actor DIR]
+ *     [--calls unseen|training] [--tasks 60] [--samples 4] [--actor DIR] [--evidence own|borrowed]
  *
  * Both models rehearse the same calls, greedily with the demo's prompt, one worker at a time.
  * Printed: each model's fidelity, how many answers are alike, and where they differ, which model is
@@ -15,11 +15,13 @@
  * the SFT checkpoint RL starts from) runs `--tasks` of the seed's training tasks `--samples` times
  * each at RL's temperature (1) in the real environments; its calls are rehearsed with the tasks'
  * own recorded calls in the prompt, as in training, and the figures are split by whether the
- * prompt shows the call's answer.
+ * prompt shows the call's answer. `--evidence borrowed` shows instead other tasks' logged calls on
+ * the same world, as the demo's `rlExamples: "borrowed"` experiment trains (no answer of the task's
+ * own recorded run in the prompt).
  */
 import { existsSync } from "node:fs";
 import type { ChatModel } from "../src/core/model.js";
-import { buildDemoData, spread } from "../src/demo/data.js";
+import { borrowWithinDomains, buildDemoData, spread } from "../src/demo/data.js";
 import {
   answerInPrompt,
   probeFidelity,
@@ -47,6 +49,10 @@ const calls = args.opt("calls") ?? "unseen";
 if (calls !== "unseen" && calls !== "training")
   args.fail(`--calls must be unseen or training, got "${calls}"`);
 const actor = savedModel("--actor", args.opt("actor") ?? against);
+const evidence = args.opt("evidence") ?? "own";
+if (evidence !== "own" && evidence !== "borrowed")
+  args.fail(`--evidence must be own or borrowed, got "${evidence}"`);
+if (evidence !== "own" && calls !== "training") args.fail("--evidence applies to --calls training only");
 const max = int("max", Number.MAX_SAFE_INTEGER, 1);
 const taskCount = int("tasks", 60, 1);
 const samples = int("samples", 4, 1);
@@ -65,10 +71,8 @@ const data = buildDemoData(FULL_PLAN, seed);
 let probes: RehearsalProbe[];
 if (calls === "unseen") probes = recordedProbes(data.eval.envless);
 else {
-  const tasks = spread(
-    TRAIN_DOMAINS.flatMap((d) => data.train[d] ?? []),
-    taskCount,
-  );
+  const trainTasks = TRAIN_DOMAINS.flatMap((d) => data.train[d] ?? []);
+  const tasks = spread(evidence === "borrowed" ? borrowWithinDomains(trainTasks) : trainTasks, taskCount);
   probes = await withWorker(actor, (m) =>
     trainingCallProbes(withCompactTools(m), tasks, {
       samples,
@@ -102,7 +106,7 @@ const out = {
   seed,
   calls,
   rehearsal_prompt: variant,
-  ...(calls === "training" ? { actor, tasks: taskCount, samples } : {}),
+  ...(calls === "training" ? { actor, tasks: taskCount, samples, evidence } : {}),
   minutes: (Date.now() - started) / 60000,
   ...all,
   ...(calls === "training"

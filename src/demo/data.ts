@@ -165,6 +165,17 @@ export function borrowExamples(tasks: readonly Task[], pool: readonly Task[]): T
 }
 
 /**
+ * Each task with examples borrowed (`borrowExamples`) from the other tasks of its own domain in
+ * `tasks`: RL without the task's own recorded answers in the rehearser's prompt (the demo's
+ * `rlExamples: "borrowed"` experiment).
+ */
+export function borrowWithinDomains(tasks: readonly Task[]): Task[] {
+  const byDomain = new Map<string, Task[]>();
+  for (const t of tasks) byDomain.set(t.domain, [...(byDomain.get(t.domain) ?? []), t]);
+  return tasks.map((t) => borrowExamples([t], byDomain.get(t.domain) ?? [])[0]!);
+}
+
+/**
  * Text as the worker's chat template renders it (role names, tool calls in Python's `json.dumps`
  * spacing), so that the tokenizer merges what the model actually reads and writes.
  */

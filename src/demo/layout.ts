@@ -35,6 +35,13 @@ export interface DemoExperiments {
   rlOwnNoteShare?: number;
   /** The rehearse role's GRPO baseline in the rehearsal arms (`rehearse_baseline`; default `role`, the reference's). */
   rehearseBaseline?: "role" | "call";
+  /**
+   * What RL's rehearser is shown as evidence for each training task: `own` (default, the issue's
+   * scenario and the reference's `tool_call_response_map`: the task's own recorded calls) or
+   * `borrowed` (other tasks' logged calls on the same world, as at evaluation: no call of the
+   * task's own run is answered in the prompt, so the rehearser must know the world).
+   */
+  rlExamples?: "own" | "borrowed";
 }
 
 /** The demo's rehearsal prompts: `compact` (recipe v16 and before) and `compact-related` (v17). */

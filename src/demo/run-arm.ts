@@ -17,6 +17,7 @@ import { demoRehearsalPrompt, demoWorkerArgs, type DemoPlan } from "./layout.js"
 import { withCompactTools } from "./policy-view.js";
 import { workerLogTo } from "./worker-log.js";
 import { curveEvaluator } from "./curve.js";
+import { borrowWithinDomains } from "./data.js";
 import { tasksWithLoggedNotes } from "./rehearsal-notes.js";
 import { withOwnRehearsalNotes } from "./own-rehearsal-notes.js";
 import { planTestTimeRehearsal } from "./testtime-rows.js";
@@ -131,6 +132,7 @@ export async function trainArm(
       temperature: 1,
     });
     const metrics: StepMetrics[] = [];
+    const rlTasks = plan.experiments?.rlExamples === "borrowed" ? borrowWithinDomains(ctx.tasks) : ctx.tasks;
     const sampler = binaryReward(
       withOwnRehearsalNotes(
         rolloutSampler({
@@ -144,12 +146,12 @@ export async function trainArm(
           share: plan.experiments?.rlOwnNoteShare ?? 0,
           seed: ctx.seed,
           rehearsal: planTestTimeRehearsal(plan),
-          pool: ctx.tasks,
+          pool: rlTasks,
         },
       ),
     );
     const tasks = tasksWithLoggedNotes(
-      ctx.tasks,
+      rlTasks,
       plan.rl.noteShare ?? 0,
       ctx.seed,
       plan.experiments?.pastAgentHabits,

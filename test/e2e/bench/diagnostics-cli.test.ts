@@ -189,7 +189,7 @@ describe("bench:rehearser-agreement", () => {
   it("--calls training: the actor's calls on training tasks, split by whether the prompt shows the answer", async () => {
     const r = await bench("rehearser-agreement.ts", [
       ...["--model", model, "--against", model, "--seed", "0", "--calls", "training"],
-      ...["--tasks", "3", "--samples", "2", "--json"],
+      ...["--tasks", "3", "--samples", "2", "--evidence", "borrowed", "--json"],
     ]);
     expect(r.code, r.stderr).toBe(0);
     type Figures = RehearserAgreement & { fidelity: { model: number; against: number } };
@@ -198,10 +198,17 @@ describe("bench:rehearser-agreement", () => {
       actor: string;
       tasks: number;
       samples: number;
+      evidence: string;
       answer_in_prompt: Figures;
       answer_not_in_prompt: Figures;
     };
-    expect([out.calls, out.actor, out.tasks, out.samples]).toEqual(["training", model, 3, 2]);
+    expect([out.calls, out.actor, out.tasks, out.samples, out.evidence]).toEqual([
+      "training",
+      model,
+      3,
+      2,
+      "borrowed",
+    ]);
     // An untrained model may make no valid call (then every count below is 0): this checks the
     // CLI's wiring; the probes (test/unit/demo/training-call-probes.test.ts) and the split's figures
     // (agreementWhere, test/unit/demo/rehearser-agreement.test.ts) are tested on known calls.
@@ -213,7 +220,7 @@ describe("bench:rehearser-agreement", () => {
     }
   });
 
-  it("exits 2 on a --calls it does not know, or an --actor that is not a saved model", async () => {
+  it("exits 2 on a --calls or --evidence it does not know, or an --actor that is not a saved model", async () => {
     const calls = await bench("rehearser-agreement.ts", [
       "--model",
       model,
@@ -229,6 +236,16 @@ describe("bench:rehearser-agreement", () => {
     ]);
     expect(actor.code).toBe(2);
     expect(actor.stderr).toContain("--actor /nonexistent: no config.json");
+    const evidence = await bench("rehearser-agreement.ts", [
+      ...["--model", model, "--against", model, "--calls", "training", "--evidence", "none"],
+    ]);
+    expect(evidence.code).toBe(2);
+    expect(evidence.stderr).toContain('--evidence must be own or borrowed, got "none"');
+    const unseen = await bench("rehearser-agreement.ts", [
+      ...["--model", model, "--against", model, "--evidence", "borrowed"],
+    ]);
+    expect(unseen.code).toBe(2);
+    expect(unseen.stderr).toContain("--evidence applies to --calls training only");
   });
 
   it("exits 2 without --against, or with one that is not a saved model", async () => {

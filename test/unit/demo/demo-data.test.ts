@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { armResult, pooled } from "../../../src/demo/aggregate.js";
 import { armSpecs } from "../../../src/demo/arms.js";
-import { buildDemoData, pyJson } from "../../../src/demo/data.js";
+import { borrowWithinDomains, buildDemoData, pyJson } from "../../../src/demo/data.js";
 import {
   ENV_DOMAIN,
   ENVLESS_DOMAINS,
@@ -212,6 +212,33 @@ describe("evaluation hygiene", () => {
           e.result,
         );
       }
+    }
+  });
+
+  it("borrowWithinDomains (RL's rlExamples: borrowed) drops each training task's own calls for its domain's logs of its world", () => {
+    const tasks = Object.values(data.train).flat();
+    const borrowed = borrowWithinDomains(tasks);
+    expect(borrowed.map((t) => t.id)).toEqual(tasks.map((t) => t.id));
+    const byId = new Map(tasks.map((t) => [t.id, t]));
+    let lent = 0;
+    for (const task of borrowed) {
+      const before = byId.get(task.id)!;
+      expect({ ...task, examples: [] }).toEqual({ ...before, examples: [] });
+      const own = new Set(before.examples.map(callKey));
+      for (const e of task.examples) expect(own.has(callKey(e)), task.id).toBe(false);
+      if (task.examples.length > 0) lent++;
+      const env = createToolworldEnv(task);
+      for (const e of task.examples.filter((x) => x.name.startsWith("get_"))) {
+        expect(toolworldResultValue(env.callSync({ id: "p", name: e.name, arguments: e.arguments }))).toEqual(
+          e.result,
+        );
+      }
+    }
+    expect(lent).toBeGreaterThan(tasks.length * 0.8);
+    // Lenders are of the task's own domain: no other domain's tool appears in a task's evidence.
+    for (const task of borrowed) {
+      const names = new Set(task.tools.map((t) => t.name));
+      for (const e of task.examples) expect(names.has(e.name), `${task.id} ${e.name}`).toBe(true);
     }
   });
 
