@@ -171,8 +171,12 @@ export function borrowExamples(tasks: readonly Task[], pool: readonly Task[]): T
  */
 export function borrowWithinDomains(tasks: readonly Task[]): Task[] {
   const byDomain = new Map<string, Task[]>();
-  for (const t of tasks) byDomain.set(t.domain, [...(byDomain.get(t.domain) ?? []), t]);
-  return tasks.map((t) => borrowExamples([t], byDomain.get(t.domain) ?? [])[0]!);
+  for (const t of tasks) {
+    const pool = byDomain.get(t.domain);
+    if (pool) pool.push(t);
+    else byDomain.set(t.domain, [t]);
+  }
+  return tasks.map((t) => borrowExamples([t], byDomain.get(t.domain)!)[0]!);
 }
 
 /**
