@@ -33,32 +33,20 @@ export function readResults(runDir: string): DemoResults {
   return parsed.data;
 }
 
-/**
- * Per-step rewards of every arm from `arms/<arm>/metrics.jsonl`: the episode reward (`reward_mean`,
- * role "episode") and each role's row-weighted reward (`role.<r>.reward_mean`). A `reward_mean`
- * given as an object per role is read as per-role rewards too.
- */
-export function readStepPoints(runDir: string): StepPoint[] {
+/** Every arm's logs named `name`, each seed's a list of its line objects (`readLogObjects`). */
+interface ArmLogs {
+  arm: string;
+  /** One seed: `arms/<arm>/<name>`. Several (`--seeds N`): each `arms/<arm>/seed-<s>/<name>`. */
+  logs: Record<string, unknown>[][];
+}
+
+/** Reads `name` of every arm of a demo run, arms in name order; no `arms/` gives none. */
+function readArmLogs(runDir: string, name: string): ArmLogs[] {
   const armsDir = join(runDir, "arms");
   if (!existsSync(armsDir)) return [];
-  const points: StepPoint[] = [];
-  for (const arm of readdirSync(armsDir).sort()) {
-    // One seed: arms/<arm>/metrics.jsonl. Several (`--seeds N`): arms/<arm>/seed-<s>/metrics.jsonl,
-    // averaged per step and role.
-    const files = armFiles(join(armsDir, arm), "metrics.jsonl");
-    const sums = new Map<string, { step: number; role: string; sum: number; n: number }>();
-    for (const file of files) {
-      for (const p of stepRewards(file)) {
-        const key = `${p.step}|${p.role}`;
-        const acc = sums.get(key) ?? { step: p.step, role: p.role, sum: 0, n: 0 };
-        acc.sum += p.reward;
-        acc.n++;
-        sums.set(key, acc);
-      }
-    }
-    for (const a of sums.values()) points.push({ arm, step: a.step, role: a.role, reward: a.sum / a.n });
-  }
-  return points;
+  return readdirSync(armsDir)
+    .sort()
+    .map((arm) => ({ arm, logs: armFiles(join(armsDir, arm), name).map(readLogObjects) }));
 }
 
 /** An arm's `name` file: `arms/<arm>/<name>` (one seed) or each `arms/<arm>/seed-<s>/<name>` (several). */
@@ -68,6 +56,40 @@ function armFiles(dir: string, name: string): string[] {
     .filter((d) => d.startsWith("seed-"))
     .map((d) => join(dir, d, name))
     .filter((f) => existsSync(f));
+}
+
+/** The mean `value` of the items of each `key`, with the key's first item, in first-seen order. */
+function meansBy<T>(items: readonly T[], key: (t: T) => string, value: (t: T) => number): [T, number][] {
+  const groups = new Map<string, { first: T; sum: number; n: number }>();
+  for (const t of items) {
+    const k = key(t);
+    const g = groups.get(k);
+    if (g) {
+      g.sum += value(t);
+      g.n++;
+    } else groups.set(k, { first: t, sum: value(t), n: 1 });
+  }
+  return [...groups.values()].map((g) => [g.first, g.sum / g.n]);
+}
+
+/**
+ * Per-step rewards of every arm from `arms/<arm>/metrics.jsonl`: the episode reward (`reward_mean`,
+ * role "episode") and each role's row-weighted reward (`role.<r>.reward_mean`). A `reward_mean`
+ * given as an object per role is read as per-role rewards too. Several seeds: the mean per step
+ * and role.
+ */
+export function readStepPoints(runDir: string): StepPoint[] {
+  return stepPoints(readArmLogs(runDir, "metrics.jsonl"));
+}
+
+function stepPoints(metrics: readonly ArmLogs[]): StepPoint[] {
+  return metrics.flatMap(({ arm, logs }) =>
+    meansBy(
+      logs.flatMap(stepRewards),
+      (p) => `${p.step}|${p.role}`,
+      (p) => p.reward,
+    ).map(([p, reward]) => ({ arm, step: p.step, role: p.role, reward })),
+  );
 }
 
 /** One arm's and role's `adv_net_share` at one RL step (mean over seeds). */
@@ -85,29 +107,25 @@ export interface NetSharePoint {
  * logs from before the field, give no point; a line cut by a crash is skipped.
  */
 export function readNetShares(runDir: string): NetSharePoint[] {
-  const armsDir = join(runDir, "arms");
-  if (!existsSync(armsDir)) return [];
-  const points: NetSharePoint[] = [];
-  for (const arm of readdirSync(armsDir).sort()) {
-    const byKey = new Map<string, { role: string; step: number; values: number[] }>();
-    for (const file of armFiles(join(armsDir, arm), "metrics.jsonl")) {
-      for (const line of readLogObjects(file)) {
-        const m = line as { step?: unknown; role?: Record<string, { adv_net_share?: unknown } | undefined> };
-        if (typeof m.step !== "number") continue;
-        for (const [role, stats] of Object.entries(m.role ?? {})) {
-          const v = stats?.adv_net_share;
-          if (typeof v !== "number") continue;
-          const key = `${role}|${m.step}`;
-          const acc = byKey.get(key) ?? { role, step: m.step, values: [] };
-          acc.values.push(v);
-          byKey.set(key, acc);
-        }
-      }
-    }
-    for (const { role, step, values } of byKey.values())
-      points.push({ arm, role, step, share: values.reduce((a, b) => a + b, 0) / values.length });
-  }
-  return points;
+  return netShares(readArmLogs(runDir, "metrics.jsonl"));
+}
+
+function netShares(metrics: readonly ArmLogs[]): NetSharePoint[] {
+  return metrics.flatMap(({ arm, logs }) => {
+    const values = logs.flat().flatMap((line) => {
+      const m = line as { step?: unknown; role?: Record<string, { adv_net_share?: unknown } | undefined> };
+      if (typeof m.step !== "number") return [];
+      const step = m.step;
+      return Object.entries(m.role ?? {}).flatMap(([role, stats]) =>
+        typeof stats?.adv_net_share === "number" ? [{ role, step, share: stats.adv_net_share }] : [],
+      );
+    });
+    return meansBy(
+      values,
+      (v) => `${v.role}|${v.step}`,
+      (v) => v.share,
+    ).map(([v, share]) => ({ arm, role: v.role, step: v.step, share }));
+  });
 }
 
 /** One arm's success-curve point (`arms/<arm>/curve.jsonl`, written by the demo). */
@@ -123,21 +141,16 @@ export interface CurveRow {
  * `arms/<arm>/seed-<s>/curve.jsonl` (several). Lines cut by a crash are skipped.
  */
 export function readCurves(runDir: string): CurveRow[] {
-  const armsDir = join(runDir, "arms");
-  if (!existsSync(armsDir)) return [];
   const rows: CurveRow[] = [];
-  for (const arm of readdirSync(armsDir).sort()) {
-    const files = armFiles(join(armsDir, arm), "curve.jsonl");
+  for (const { arm, logs } of readArmLogs(runDir, "curve.jsonl")) {
     const byStep = new Map<number, { real: number[]; rehearsed: number[] }>();
-    for (const file of files) {
-      for (const line of readLogObjects(file)) {
-        const p = line as { step?: unknown; real?: unknown; rehearsed?: unknown };
-        if (typeof p.step !== "number" || typeof p.real !== "number") continue;
-        const acc = byStep.get(p.step) ?? { real: [], rehearsed: [] };
-        acc.real.push(p.real);
-        if (typeof p.rehearsed === "number") acc.rehearsed.push(p.rehearsed);
-        byStep.set(p.step, acc);
-      }
+    for (const line of logs.flat()) {
+      const p = line as { step?: unknown; real?: unknown; rehearsed?: unknown };
+      if (typeof p.step !== "number" || typeof p.real !== "number") continue;
+      const acc = byStep.get(p.step) ?? { real: [], rehearsed: [] };
+      acc.real.push(p.real);
+      if (typeof p.rehearsed === "number") acc.rehearsed.push(p.rehearsed);
+      byStep.set(p.step, acc);
     }
     const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     for (const [step, acc] of [...byStep.entries()].sort((a, b) => a[0] - b[0])) {
@@ -152,10 +165,10 @@ export function readCurves(runDir: string): CurveRow[] {
   return rows;
 }
 
-/** The (step, role, reward) points of one metrics.jsonl; a line cut by a crash is skipped. */
-function stepRewards(file: string): Omit<StepPoint, "arm">[] {
+/** The (step, role, reward) points of one metrics.jsonl's lines. */
+function stepRewards(lines: readonly Record<string, unknown>[]): Omit<StepPoint, "arm">[] {
   const out: Omit<StepPoint, "arm">[] = [];
-  for (const line of readLogObjects(file)) {
+  for (const line of lines) {
     const m = line as {
       step?: unknown;
       reward_mean?: unknown;
@@ -241,7 +254,9 @@ ${markdownTablesToHtml(md)}
 export async function buildReportHtml(runDir: string): Promise<string> {
   if (isTrainRunDir(runDir)) return buildTrainReportHtml(runDir);
   const results = readResults(runDir);
-  const points = readStepPoints(runDir);
+  // metrics.jsonl is read once for both the reward and the net-share charts
+  const metrics = readArmLogs(runDir, "metrics.jsonl");
+  const points = stepPoints(metrics);
   const episodePoints = points.filter((p) => p.role === "episode");
   const armPoints = episodePoints.length > 0 ? episodePoints : points.filter((p) => p.role === "act");
   const charts: [string, string][] = [];
@@ -284,7 +299,7 @@ export async function buildReportHtml(runDir: string): Promise<string> {
         ),
       ]);
   }
-  const shares = readNetShares(runDir);
+  const shares = netShares(metrics);
   if (shares.length > 0)
     charts.push([
       "advantage-net-share",
