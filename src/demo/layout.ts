@@ -42,6 +42,13 @@ export interface DemoExperiments {
    * task's own run is answered in the prompt, so the rehearser must know the world).
    */
   rlExamples?: "own" | "borrowed";
+  /**
+   * The rehearse role's reward in the rehearsal arms: `task` (default, the reference's: the
+   * episode's success) or `logged`: a rehearsal of a call the past agent's logs (the SFT logs)
+   * answered on the untouched world is rewarded 1 if it answers as logged, else 0, in its own GRPO
+   * group (`logged-answers.ts`); other rehearsals keep the task reward.
+   */
+  rehearseReward?: "task" | "logged";
 }
 
 /** The demo's rehearsal prompts: `compact` (recipe v16 and before) and `compact-related` (v17). */

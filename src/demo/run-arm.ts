@@ -21,6 +21,7 @@ import { borrowWithinDomains } from "./data.js";
 import { tasksWithLoggedNotes } from "./rehearsal-notes.js";
 import { withOwnRehearsalNotes } from "./own-rehearsal-notes.js";
 import { planTestTimeRehearsal } from "./testtime-rows.js";
+import { withLoggedRehearseReward, type LoggedAnswerBook } from "./logged-answers.js";
 
 /** Training rollouts' limits: toolworld acts and rehearsals are short. */
 const TRAIN_LIMITS = { max_assistant_turns: 4, max_parallel_calls: 4, context_budget: 1024, max_tokens: 96 };
@@ -30,6 +31,8 @@ export interface ArmTraining {
   envCalls: number;
   steps: number;
   metrics: StepMetrics[];
+  /** Per step, rehearsals scored against the logs and how many answered as logged (`rehearseReward: "logged"`). */
+  loggedRehearsals?: { scored: number; right: number }[];
 }
 
 /**
@@ -65,6 +68,8 @@ export async function trainArm(
     onEpisode: (done: number, total: number) => void;
     /** Env-less evaluation tasks of the success curve (real and rehearsed world, every `curveEvery` steps). */
     curveTasks: Task[];
+    /** The logs' answers, where rehearsals are scored against them (`rehearseReward: "logged"`). */
+    loggedAnswers?: LoggedAnswerBook;
   },
 ): Promise<{ worker: WorkerProcess; policy: ChatModel; training: ArmTraining }> {
   const { plan } = ctx;
@@ -132,8 +137,9 @@ export async function trainArm(
       temperature: 1,
     });
     const metrics: StepMetrics[] = [];
+    const scoredCounts: { scored: number; right: number }[] = [];
     const rlTasks = plan.experiments?.rlExamples === "borrowed" ? borrowWithinDomains(ctx.tasks) : ctx.tasks;
-    const sampler = binaryReward(
+    const rewarded = binaryReward(
       withOwnRehearsalNotes(
         rolloutSampler({
           policy,
@@ -150,6 +156,11 @@ export async function trainArm(
         },
       ),
     );
+    // After the task reward: a scored rehearsal's own reward replaces its episode's.
+    const sampler =
+      arm.mode === "rehearsal" && ctx.loggedAnswers
+        ? withLoggedRehearseReward(rewarded, rlTasks, ctx.loggedAnswers, (c) => scoredCounts.push(c))
+        : rewarded;
     const tasks = tasksWithLoggedNotes(
       rlTasks,
       plan.rl.noteShare ?? 0,
@@ -170,7 +181,8 @@ export async function trainArm(
       },
     );
     const envCalls = metrics.reduce((a, m) => a + m.env_calls, 0);
-    return { worker, policy, training: { envCalls, steps: metrics.length, metrics } };
+    const logged = scoredCounts.length > 0 ? { loggedRehearsals: scoredCounts } : {};
+    return { worker, policy, training: { envCalls, steps: metrics.length, metrics, ...logged } };
   } catch (e) {
     await worker.stop();
     throw e;

@@ -17,7 +17,8 @@ import {
   type FinishedArm,
 } from "./arm-result-file.js";
 import { armOutDir, trainArm } from "./run-arm.js";
-import { sftCheckpoint, type SftStageResult } from "./sft-stage.js";
+import { demoSftData, sftCheckpoint, type SftStageResult } from "./sft-stage.js";
+import { loggedAnswerBook } from "./logged-answers.js";
 import { planTestTimeChoices, testTimeRows } from "./testtime-rows.js";
 
 /**
@@ -199,6 +200,9 @@ async function trainAndEvaluateArm(
     onStep: (metrics) => onEvent({ kind: "arm-step", seed, arm: spec.name, metrics }),
     onEpisode: (done, total) => onEvent({ kind: "arm-episodes", seed, arm: spec.name, done, total }),
     curveTasks: spread(data.eval.envless, plan.curveTasks),
+    ...(plan.experiments?.rehearseReward === "logged"
+      ? { loggedAnswers: loggedAnswerBook(demoSftData(data, plan, seed).logs) }
+      : {}),
   });
   try {
     onEvent({ kind: "stage", seed, stage: `evaluate ${spec.name}` });

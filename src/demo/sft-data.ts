@@ -64,7 +64,13 @@ export function demoSftExamples(
      */
     variant: DemoRehearsalPrompt;
   },
-): { act: SftExample[]; rehearse: SftExample[]; flawedTraces: number } {
+): {
+  act: SftExample[];
+  rehearse: SftExample[];
+  flawedTraces: number;
+  /** The past agent's logged run of each task, as the examples were drawn from it. */
+  logs: { task: Task; run: PastAgentRun }[];
+} {
   const perTask = opts.rehearsePerTask ?? DEMO_REHEARSE_PER_TASK;
   const variant = opts.variant;
   const lentPerTask = opts.lentPerTask ?? DEMO_LENT_REHEARSE_PER_TASK;
@@ -80,8 +86,10 @@ export function demoSftExamples(
     ? entityCoverage(tasks, opts.coverEntities.forbidden, opts.coverEntities)
     : undefined;
   let flawedTraces = 0;
+  const logs: { task: Task; run: PastAgentRun }[] = [];
   for (const task of tasks) {
     const run: PastAgentRun = pastAgentRun(task, rand, opts.habits);
+    logs.push({ task, run });
     if (run.flaws.length > 0) flawedTraces++;
     const gold = goldRunSftExamples(task, run, { roles: ["act", "rehearse"], variant });
     const withNote = task.user_turns.length === 1 && rand() < noteShare;
@@ -135,7 +143,7 @@ export function demoSftExamples(
   // Their own stream, after every other draw: drills leave the rest of the data as it was.
   for (const drill of opts.copyDrills ?? [])
     act.push(...copyDrills(act, drill, mulberry32(seed ^ drill.stream)));
-  return { act, rehearse, flawedTraces };
+  return { act, rehearse, flawedTraces, logs };
 }
 
 /**

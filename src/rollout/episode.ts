@@ -278,7 +278,11 @@ async function playUserTurn(ep: Episode, t: number, turn: TurnTranscript): Promi
       if (answer.policyCall) {
         if (promptTokenCount(answer.policyCall.result, []) > (opts.contextBudgetTokens ?? 32768))
           end = "context_budget";
-        else ep.rows.push(toRow("rehearse", t, answer.policyCall.result, answer.policyCall.sample));
+        else
+          ep.rows.push({
+            ...toRow("rehearse", t, answer.policyCall.result, answer.policyCall.sample),
+            callIndex: ep.calls.length, // the record pushed just below
+          });
       }
       const record: ToolCallRecord = { turn: t, call, result: answer.content, ok: answer.ok, source };
       if (answer.parseError) record.parseError = answer.parseError;

@@ -13,6 +13,13 @@ export interface Row {
   turn: number;
   /** The policy version that sampled it, when the server names one (`<run>@<step>` on vLLM). */
   policyVersion?: string;
+  /** A rehearse row: the index in the episode's `calls` of the call it answered. */
+  callIndex?: number;
+  /**
+   * The row's own reward, where a sampler scores it apart from its episode (the demo's
+   * `rehearseReward: "logged"` experiment); such rows form their own GRPO group (`advantages.ts`).
+   */
+  reward?: number;
 }
 
 /** How a tool call is answered during a run (ARCHITECTURE.md, "One episode"). */

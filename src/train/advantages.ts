@@ -18,6 +18,11 @@ import type { EpisodeResult } from "../rollout/types.js";
  *   the batch (its rows count in the loss denominator); `zeroVariance: "drop"` leaves them out;
  * - a row that sampled no token has no token to carry the reward (the reward manager writes it at
  *   the last response token), so it enters the baseline with reward 0 (`emptyResponseReward`).
+ *
+ * Not in the reference: a row that carries its own reward (`Row.reward`, set by a sampler that
+ * scores rows apart from their episode) is compared only with the other such rows of its
+ * (group, role), never with rows carrying the episode's reward: two kinds of reward share no
+ * baseline. `byRole` describes the rows carrying the episode's reward (all rows where none has its own).
  */
 export const POLICY_ROLES: readonly PolicyRole[] = ["act", "rehearse"];
 
@@ -112,14 +117,31 @@ export function roleWiseAdvantages(episodes: readonly EpisodeResult[], opts: Adv
       continue;
     }
     const members: Array<{ episode: number; row: number; reward: number }> = [];
+    const scoredApart: Array<{ episode: number; row: number; reward: number }> = [];
     episodes.forEach((e, episode) => {
       if (e.masked || e.reward === undefined) return;
       e.rows.forEach((r, row) => {
         if (r.role !== role) return;
-        const reward = r.tokenIds.length === 0 ? (opts.emptyResponseReward ?? 0) : e.reward!;
-        members.push({ episode, row, reward });
+        const empty = r.tokenIds.length === 0 ? (opts.emptyResponseReward ?? 0) : undefined;
+        if (r.reward !== undefined) scoredApart.push({ episode, row, reward: empty ?? r.reward });
+        else members.push({ episode, row, reward: empty ?? e.reward! });
       });
     });
+    if (scoredApart.length > 0) {
+      const apart = groupAdvantages(
+        scoredApart.map((m) => m.reward),
+        opts,
+      );
+      const trainable = !(apart.zeroVariance && opts.zeroVariance === "drop");
+      scoredApart.forEach((m, i) =>
+        rows.push({ ...m, role, advantage: apart.advantageByRow[i]!, trainable }),
+      );
+      if (members.length === 0) {
+        const { advantageByRow: _, ...stats } = apart;
+        byRole[role] = stats;
+        continue;
+      }
+    }
     const rewardByRow = members.map((m) => m.reward);
     const { advantageByRow: roleAdvantages, ...stats } = groupAdvantages(rewardByRow, opts);
     const advantageByRow =

@@ -138,6 +138,9 @@ describe("runEpisode in rehearsal mode", () => {
     expect(JSON.parse(ep.calls[0]!.result).error_tool_call.code).toBe("TOOL_NOT_AVAILABLE");
     expect(JSON.parse(ep.calls[1]!.result).error_tool_call.code).toBe("INVALID_PARAMETERS");
     expect(policy.callsFor("rehearse")).toHaveLength(1);
+    // the one rehearse row points at the call it answered, past the two that never reached it
+    expect(ep.rows.filter((r) => r.role === "rehearse").map((r) => r.callIndex)).toEqual([2]);
+    expect(ep.rows.filter((r) => r.role === "act").every((r) => r.callIndex === undefined)).toBe(true);
     expect(ep.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId)).toEqual([
       "call_0_0_0",
       "call_0_0_1",

@@ -142,6 +142,40 @@ describe("rehearseBaseline: call", () => {
   });
 });
 
+describe("rows with their own reward (Row.reward)", () => {
+  const near = (xs: number[]) => xs.map((x) => expect.closeTo(x, 12));
+  // Episode rewards 1, 0, 0; rehearsals scored apart: right (1) in E0 and E1, wrong (0) in E2.
+  const scoredReh = (reward: number) => ({ ...row("rehearse"), reward });
+  const group = (): EpisodeResult[] => [
+    { ...episode(1, []), rows: [row("act"), scoredReh(1), row("rehearse")] },
+    { ...episode(0, []), rows: [row("act"), scoredReh(1), row("rehearse")] },
+    { ...episode(0, []), rows: [row("act"), scoredReh(0)] },
+  ];
+
+  it("are compared only with each other; the others keep the episode's reward and baseline", () => {
+    const g = roleWiseAdvantages(group(), raw);
+    const byRow = advOf(g, "rehearse");
+    // own rewards [1, 1, 0]: baseline 2/3, whatever their episodes' rewards
+    expect(byRow.filter(([, r]) => r === 1).map(([, , a]) => a)).toEqual(near([1 / 3, 1 / 3, -2 / 3]));
+    // the unscored rehearsals: episode rewards [1, 0], baseline 1/2, as the reference
+    expect(byRow.filter(([, r]) => r === 2).map(([, , a]) => a)).toEqual([0.5, -0.5]);
+    expect(g.byRole.rehearse).toMatchObject({ rows: 2, baseline: 0.5 });
+    // the act role never sees the rows' own rewards
+    expect(advOf(g, "act").map(([, , a]) => a)).toEqual(near([2 / 3, -1 / 3, -1 / 3]));
+  });
+
+  it("describe the role when every row of it carries its own reward, and an empty row scores as empty", () => {
+    const eps = group().map((e) => ({
+      ...e,
+      rows: e.rows.filter((r) => r.role === "act" || r.reward !== undefined),
+    }));
+    eps[0]!.rows[1] = { ...eps[0]!.rows[1]!, tokenIds: [] };
+    const g = roleWiseAdvantages(eps, raw);
+    expect(g.byRole.rehearse).toMatchObject({ rows: 3, baseline: 1 / 3 });
+    expect(advOf(g, "rehearse").map(([, , a]) => a)).toEqual(near([-1 / 3, 2 / 3, -1 / 3]));
+  });
+});
+
 describe("groupAdvantages", () => {
   it("handles the empty group", () => {
     expect(groupAdvantages([], norm)).toMatchObject({ rows: 0, advantageByRow: [] });
