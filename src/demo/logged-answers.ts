@@ -58,9 +58,9 @@ export function scoreRehearsalsAgainstLogs(
     if (row.role !== "rehearse" || row.callIndex === undefined) return row;
     if (firstWrite >= 0 && row.callIndex > firstWrite) return row;
     const record = episode.calls[row.callIndex];
-    const logged = record && book.get(`${world} ${callKey(record.call)}`);
-    if (logged === undefined) return row;
-    const reward = canonicalJson(parseMaybeJson(record!.result)) === logged ? 1 : 0;
+    const logged = record ? book.get(`${world} ${callKey(record.call)}`) : undefined;
+    if (!record || logged === undefined) return row;
+    const reward = canonicalJson(parseMaybeJson(record.result)) === logged ? 1 : 0;
     scored++;
     right += reward;
     return { ...row, reward };
