@@ -17,8 +17,8 @@ import {
   type FinishedArm,
 } from "./arm-result-file.js";
 import { armOutDir, trainArm } from "./run-arm.js";
-import { demoSftData, sftCheckpoint, type SftStageResult } from "./sft-stage.js";
-import { loggedAnswerBook } from "./logged-answers.js";
+import { sftCheckpoint, type SftStageResult } from "./sft-stage.js";
+import { loggedAnswerBook, type LoggedAnswerBook } from "./logged-answers.js";
 import { planTestTimeChoices, testTimeRows } from "./testtime-rows.js";
 
 /**
@@ -101,9 +101,12 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
 
   // Every arm runs even where another failed (each starts from the SFT checkpoint alone); the
   // failures are reported as they happen and thrown together once the seed's other arms are done.
+  // once a seed, for every rehearsal arm: the answers of the logs SFT trained on
+  const loggedAnswers =
+    plan.experiments?.rehearseReward === "logged" ? loggedAnswerBook(sft.logs) : undefined;
   const settled = await mapConcurrent(ctx.specs, Math.max(1, plan.armJobs ?? 1), async (spec) => {
     try {
-      return { arm: await keptOrRun({ spec, seed, data, sft }, ctx) };
+      return { arm: await keptOrRun({ spec, seed, data, sft, loggedAnswers }, ctx) };
     } catch (e) {
       const error = errorLine(e);
       onEvent({ kind: "arm-failed", seed, arm: spec.name, error });
@@ -141,6 +144,8 @@ interface ArmJob {
   seed: number;
   data: DemoData;
   sft: SftStageResult;
+  /** The logs' answers (`rehearseReward: "logged"`), else undefined. */
+  loggedAnswers: LoggedAnswerBook | undefined;
 }
 
 const armDirOf = ({ spec, seed }: ArmJob, ctx: SeedContext): string =>
@@ -183,7 +188,7 @@ function gateEvent(gate: SeedGate): DemoEvent {
  * test-time rows.
  */
 async function trainAndEvaluateArm(
-  { spec, seed, data, sft }: ArmJob,
+  { spec, seed, data, sft, loggedAnswers }: ArmJob,
   armDir: string,
   ctx: SeedContext,
 ): Promise<FinishedArm> {
@@ -200,9 +205,7 @@ async function trainAndEvaluateArm(
     onStep: (metrics) => onEvent({ kind: "arm-step", seed, arm: spec.name, metrics }),
     onEpisode: (done, total) => onEvent({ kind: "arm-episodes", seed, arm: spec.name, done, total }),
     curveTasks: spread(data.eval.envless, plan.curveTasks),
-    ...(plan.experiments?.rehearseReward === "logged"
-      ? { loggedAnswers: loggedAnswerBook(demoSftData(data, plan, seed).logs) }
-      : {}),
+    ...(loggedAnswers ? { loggedAnswers } : {}),
   });
   try {
     onEvent({ kind: "stage", seed, stage: `evaluate ${spec.name}` });

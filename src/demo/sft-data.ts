@@ -85,12 +85,10 @@ export function demoSftExamples(
   const coverage = opts.coverEntities
     ? entityCoverage(tasks, opts.coverEntities.forbidden, opts.coverEntities)
     : undefined;
-  let flawedTraces = 0;
   const logs: { task: Task; run: PastAgentRun }[] = [];
   for (const task of tasks) {
     const run: PastAgentRun = pastAgentRun(task, rand, opts.habits);
     logs.push({ task, run });
-    if (run.flaws.length > 0) flawedTraces++;
     const gold = goldRunSftExamples(task, run, { roles: ["act", "rehearse"], variant });
     const withNote = task.user_turns.length === 1 && rand() < noteShare;
     const noteOpts = withNote
@@ -143,7 +141,7 @@ export function demoSftExamples(
   // Their own stream, after every other draw: drills leave the rest of the data as it was.
   for (const drill of opts.copyDrills ?? [])
     act.push(...copyDrills(act, drill, mulberry32(seed ^ drill.stream)));
-  return { act, rehearse, flawedTraces, logs };
+  return { act, rehearse, flawedTraces: logs.filter((l) => l.run.flaws.length > 0).length, logs };
 }
 
 /**

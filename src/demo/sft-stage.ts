@@ -29,6 +29,8 @@ export interface SftStageResult {
   examples: { act: number; rehearse: number };
   /** Share of the past agent's logged traces (the SFT data) that contain a mistake. */
   flawedShare: number;
+  /** The past agent's logged run of each training task, the SFT data was drawn from. */
+  logs: ReturnType<typeof demoSftExamples>["logs"];
   lossByStep: number[];
   /** The far-copy check of the checkpoint returned (`copy-check.ts`). */
   check: CopyCheckScore;
@@ -166,6 +168,7 @@ export async function sftCheckpoint(
     minutes: attempts.reduce((m, a) => m + a.minutes, 0),
     examples: counts,
     flawedShare,
+    logs: sft.logs,
     lossByStep: best.lossByStep,
     check: best.check,
     attempts: attempts.map(({ cached, minutes, check }) => ({ cached, minutes, check })),

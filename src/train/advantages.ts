@@ -127,21 +127,15 @@ export function roleWiseAdvantages(episodes: readonly EpisodeResult[], opts: Adv
         else members.push({ episode, row, reward: empty ?? e.reward! });
       });
     });
-    if (scoredApart.length > 0) {
-      const apart = groupAdvantages(
-        scoredApart.map((m) => m.reward),
-        opts,
-      );
-      const trainable = !(apart.zeroVariance && opts.zeroVariance === "drop");
-      scoredApart.forEach((m, i) =>
-        rows.push({ ...m, role, advantage: apart.advantageByRow[i]!, trainable }),
-      );
-      if (members.length === 0) {
-        const { advantageByRow: _, ...stats } = apart;
-        byRole[role] = stats;
-        continue;
-      }
-    }
+    const push = (ms: typeof members, advantageByRow: readonly number[], stats: GroupStats) => {
+      const trainable = !(stats.zeroVariance && opts.zeroVariance === "drop");
+      ms.forEach((m, i) => rows.push({ ...m, role, advantage: advantageByRow[i]!, trainable }));
+    };
+    const { advantageByRow: apartAdvantages, ...apartStats } = groupAdvantages(
+      scoredApart.map((m) => m.reward),
+      opts,
+    );
+    push(scoredApart, apartAdvantages, apartStats);
     const rewardByRow = members.map((m) => m.reward);
     const { advantageByRow: roleAdvantages, ...stats } = groupAdvantages(rewardByRow, opts);
     const advantageByRow =
@@ -152,9 +146,8 @@ export function roleWiseAdvantages(episodes: readonly EpisodeResult[], opts: Adv
             opts,
           )
         : roleAdvantages;
-    byRole[role] = stats;
-    const trainable = !(stats.zeroVariance && opts.zeroVariance === "drop");
-    members.forEach((m, i) => rows.push({ ...m, role, advantage: advantageByRow[i]!, trainable }));
+    push(members, advantageByRow, stats);
+    byRole[role] = members.length === 0 && scoredApart.length > 0 ? apartStats : stats;
   }
   return { rows, byRole, masked };
 }
