@@ -184,6 +184,17 @@ export interface DemoPlan {
   concurrency: number;
 }
 
+/**
+ * The plan with `steps` RL steps an arm (`envace demo --rl-steps`), the success curve keeping its
+ * number of points (`curveEvery` scaled with the steps). The default's 20 steps keep a seed within
+ * 30 min on 2 cores; RL has not converged there: at 60 steps `sft` → every RL arm gained another
+ * 5–10 points on seeds 0–2 (RESULTS.md, issue 11).
+ */
+export function withRlSteps(plan: DemoPlan, steps: number): DemoPlan {
+  const curveEvery = Math.max(1, Math.round((plan.rl.curveEvery * steps) / plan.rl.steps));
+  return { ...plan, rl: { ...plan.rl, steps, curveEvery } };
+}
+
 /** The worker arguments every demo worker gets from the plan. */
 export function demoWorkerArgs(plan: DemoPlan): string[] {
   return plan.microBatchTokens ? ["--micro-batch-tokens", String(plan.microBatchTokens)] : [];

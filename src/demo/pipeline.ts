@@ -153,6 +153,7 @@ export async function runDemo(
     seeds: opts.seeds,
     quick: opts.quick,
     rehearsal_prompt: demoRehearsalPrompt(plan),
+    ...(opts.sftOnly ? {} : { rl_steps: plan.rl.steps }),
     sft_gate: { ...gate, passed },
     arms: specs.filter((s) => runsByArm.has(s.name)).map((s) => armResult(runsByArm.get(s.name)!)),
     testtime: testTimeOverSeeds(testtimeBySeed),

@@ -41,6 +41,8 @@ export function resultsMarkdown(r: DemoResults): string {
       )} | ${fid} | ${unseen} | ${pct(a.rehearsed_world_success)} |`,
     );
   }
+  if (r.rl_steps !== undefined)
+    lines.push("", `Every RL arm: ${r.rl_steps} RL steps from the same SFT checkpoint.`);
   const perSeed = r.arms.filter((a) => a.success_per_seed);
   if ((r.seeds ?? 1) > 1 && perSeed.length > 0) {
     const seeds = perSeed[0]!.success_per_seed!.envless.map((_, k) => (r.seed ?? 0) + k);

@@ -102,8 +102,10 @@ export const DemoResultsZ = z.object({
   seed: z.number().optional(),
   seeds: z.number().optional(),
   quick: z.boolean().optional(),
-  /** The rehearsal prompt of the run (`compact`; `compact-related` under `--rehearsal-prompt`). */
+  /** The rehearsal prompt of the run (`compact-related` since recipe v17; `compact` under `--rehearsal-prompt`). */
   rehearsal_prompt: z.enum(["compact", "compact-related"]).optional(),
+  /** RL steps of each RL arm (`--rl-steps`; absent in runs before it). */
+  rl_steps: z.number().optional(),
   sft_gate: z.object({
     first_call_copy: z.number(),
     /** Write calls made with the gold arguments (mean over seeds; absent before recipe v11). */

@@ -5,7 +5,14 @@ import { isEnvaceError } from "../../core/errors.js";
 import { ensureWorkerEnv } from "../../engines/worker-env.js";
 import { armSpecs, type ArmName } from "../../demo/arms.js";
 import { runDemo, type DemoEvent } from "../../demo/pipeline.js";
-import { DEMO_REHEARSAL_PROMPTS, demoRehearsalPrompt, FULL_PLAN } from "../../demo/layout.js";
+import {
+  DEMO_REHEARSAL_PROMPTS,
+  demoRehearsalPrompt,
+  FULL_PLAN,
+  QUICK_PLAN,
+  withRlSteps,
+  type DemoPlan,
+} from "../../demo/layout.js";
 import { resultsMarkdown } from "../../report/markdown.js";
 
 interface DemoFlags {
@@ -19,6 +26,7 @@ interface DemoFlags {
   testtime: boolean;
   sftOnly?: boolean;
   rehearsalPrompt?: string;
+  rlSteps?: number;
   json?: boolean;
 }
 
@@ -88,6 +96,13 @@ export function register(program: Command): void {
         .choices(DEMO_REHEARSAL_PROMPTS)
         .default(demoRehearsalPrompt(FULL_PLAN)),
     )
+    .option(
+      "--rl-steps <n>",
+      `RL steps of each RL arm (default ${FULL_PLAN.rl.steps}, --quick ${QUICK_PLAN.rl.steps}); every arm gets ` +
+        "the same budget. More steps cost arm time in proportion (~2.6 min an arm per 20 steps alone on 2 " +
+        "cores) and reuse the cached SFT checkpoint; RESULTS.md has what 60 steps measured",
+      int("--rl-steps", 1),
+    )
     .option("--json", "print one results object on stdout (progress stays on stderr)")
     .action(async (flags: DemoFlags) => {
       // Blank entries ("sft,", a doubled comma) are ignored; a list that names no arm is refused
@@ -110,6 +125,11 @@ export function register(program: Command): void {
         process.exit(2);
       }
       const out = flags.out ?? join("runs", `demo-${timestamp()}`);
+      const base = flags.quick ? QUICK_PLAN : FULL_PLAN;
+      const plan: Partial<DemoPlan> = {
+        ...(flags.rehearsalPrompt === "compact" ? { rehearsalPrompt: "compact" as const } : {}),
+        ...(flags.rlSteps !== undefined ? { rl: withRlSteps(base, flags.rlSteps).rl } : {}),
+      };
       await ensureWorkerEnv({ quiet: true });
       const progress = progressRenderer();
       let results;
@@ -126,7 +146,7 @@ export function register(program: Command): void {
             ...(arms ? { arms } : {}),
             skipTestTime: !flags.testtime,
             sftOnly: flags.sftOnly === true,
-            ...(flags.rehearsalPrompt === "compact" ? { plan: { rehearsalPrompt: "compact" as const } } : {}),
+            ...(Object.keys(plan).length > 0 ? { plan } : {}),
           },
           progress.onEvent,
         );

@@ -30,7 +30,7 @@ export const DOC_COMMANDS: Record<string, DocCommandEntry> = {
     script: "test",
     why: "the whole suite, this test included: what CI runs",
   },
-  "envace demo [--quick] [--seed S] [--seeds N] [--jobs J] [--out DIR] [--arms sft,envace,...] [--no-testtime] [--sft-only] [--rehearsal-prompt P] [--json]":
+  "envace demo [--quick] [--seed S] [--seeds N] [--jobs J] [--out DIR] [--arms sft,envace,...] [--no-testtime] [--sft-only] [--rehearsal-prompt P] [--rl-steps N] [--json]":
     { kind: "help", subcommand: ["demo"], why: "a synopsis; demo-quick.test.ts runs the demo" },
   "envace report DIR": {
     kind: "test",

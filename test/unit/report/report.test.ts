@@ -193,6 +193,10 @@ describe("report", () => {
     const md = resultsMarkdown(results);
     expect(md).toContain("| sft | 0 | 60.0 ± 5.0 | 50.0 ± 5.0 | 30.0 ± 5.0 | 90.0 | – |");
     expect(md).toContain("| envace | 0 | 70.0 ± 5.0 |");
+    expect(md).not.toContain("RL steps"); // results of runs before --rl-steps say nothing of them
+    expect(resultsMarkdown({ ...results, rl_steps: 60 })).toContain(
+      "Every RL arm: 60 RL steps from the same SFT checkpoint.",
+    );
   });
 
   it("tables why env-less tasks failed, per arm that reports it", () => {
