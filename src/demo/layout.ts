@@ -187,8 +187,9 @@ export interface DemoPlan {
 /**
  * The plan with `steps` RL steps an arm (`envace demo --rl-steps`), the success curve keeping its
  * number of points (`curveEvery` scaled with the steps). The default's 20 steps keep a seed within
- * 30 min on 2 cores; RL has not converged there: at 60 steps `sft` → every RL arm gained another
- * 5–10 points on seeds 0–2 (RESULTS.md, issue 11).
+ * 30 min on 2 cores; RL has not converged there: from 20 to 60 steps every RL arm gained another
+ * 6–8 points of env-less success on the mean of six seeds, `envace` and `simulator` alike (RESULTS.md,
+ * issue 11).
  */
 export function withRlSteps(plan: DemoPlan, steps: number): DemoPlan {
   const curveEvery = Math.max(1, Math.round((plan.rl.curveEvery * steps) / plan.rl.steps));
