@@ -99,8 +99,9 @@ export function register(program: Command): void {
     .option(
       "--rl-steps <n>",
       `RL steps of each RL arm (default ${FULL_PLAN.rl.steps}, --quick ${QUICK_PLAN.rl.steps}); every arm gets ` +
-        "the same budget. More steps cost arm time in proportion (~2.6 min an arm per 20 steps alone on 2 " +
-        "cores) and reuse the cached SFT checkpoint; RESULTS.md has what 60 steps measured",
+        "the same budget, from the same cached SFT checkpoint. An arm's time grows about in proportion " +
+        "(20 steps ~2.6 min alone on 2 cores; 60 steps 7–9 min with another arm beside it); RESULTS.md " +
+        "has what 60 steps measured",
       int("--rl-steps", 1),
     )
     .option("--json", "print one results object on stdout (progress stays on stderr)")
