@@ -9,7 +9,7 @@ import type { StepMetrics } from "../train/step-metrics.js";
 import { armResult, testTimeOverSeeds, type ArmRun } from "./aggregate.js";
 import { armSpecs, type ArmName } from "./arms.js";
 import { copyRate } from "./copy-check.js";
-import { demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN, type DemoPlan } from "./layout.js";
+import { demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN, withRlSteps, type DemoPlan } from "./layout.js";
 import { armsFailed, GATE, gatePassed, runSeed } from "./run-seed.js";
 import type { SftProgress } from "./sft-stage.js";
 
@@ -34,6 +34,8 @@ export interface DemoOptions {
   sftOnly?: boolean;
   /** Overrides of the plan (tests, experiments). */
   plan?: Partial<DemoPlan>;
+  /** RL steps of every RL arm (`--rl-steps`), over the plan's (`withRlSteps`). */
+  rlSteps?: number;
 }
 
 /** What the pipeline reports as it goes; the CLI turns it into progress bars. */
@@ -71,7 +73,8 @@ export async function runDemo(
   onEvent: (e: DemoEvent) => void = () => {},
 ): Promise<DemoResults> {
   const t0 = Date.now();
-  const plan: DemoPlan = { ...(opts.quick ? QUICK_PLAN : FULL_PLAN), ...opts.plan };
+  const base: DemoPlan = { ...(opts.quick ? QUICK_PLAN : FULL_PLAN), ...opts.plan };
+  const plan = opts.rlSteps !== undefined ? withRlSteps(base, opts.rlSteps) : base;
   const out = resolve(opts.out);
   mkdirSync(out, { recursive: true });
   const arms = opts.sftOnly ? ["sft"] : opts.arms;

@@ -5,14 +5,7 @@ import { isEnvaceError } from "../../core/errors.js";
 import { ensureWorkerEnv } from "../../engines/worker-env.js";
 import { armSpecs, type ArmName } from "../../demo/arms.js";
 import { runDemo, type DemoEvent } from "../../demo/pipeline.js";
-import {
-  DEMO_REHEARSAL_PROMPTS,
-  demoRehearsalPrompt,
-  FULL_PLAN,
-  QUICK_PLAN,
-  withRlSteps,
-  type DemoPlan,
-} from "../../demo/layout.js";
+import { DEMO_REHEARSAL_PROMPTS, demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN } from "../../demo/layout.js";
 import { resultsMarkdown } from "../../report/markdown.js";
 
 interface DemoFlags {
@@ -126,11 +119,6 @@ export function register(program: Command): void {
         process.exit(2);
       }
       const out = flags.out ?? join("runs", `demo-${timestamp()}`);
-      const base = flags.quick ? QUICK_PLAN : FULL_PLAN;
-      const plan: Partial<DemoPlan> = {
-        ...(flags.rehearsalPrompt === "compact" ? { rehearsalPrompt: "compact" as const } : {}),
-        ...(flags.rlSteps !== undefined ? { rl: withRlSteps(base, flags.rlSteps).rl } : {}),
-      };
       await ensureWorkerEnv({ quiet: true });
       const progress = progressRenderer();
       let results;
@@ -147,7 +135,8 @@ export function register(program: Command): void {
             ...(arms ? { arms } : {}),
             skipTestTime: !flags.testtime,
             sftOnly: flags.sftOnly === true,
-            ...(Object.keys(plan).length > 0 ? { plan } : {}),
+            ...(flags.rehearsalPrompt === "compact" ? { plan: { rehearsalPrompt: "compact" as const } } : {}),
+            ...(flags.rlSteps !== undefined ? { rlSteps: flags.rlSteps } : {}),
           },
           progress.onEvent,
         );
