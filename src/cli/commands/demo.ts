@@ -89,13 +89,17 @@ export function register(program: Command): void {
         .choices(DEMO_REHEARSAL_PROMPTS)
         .default(demoRehearsalPrompt(FULL_PLAN)),
     )
-    .option(
-      "--rl-steps <n>",
-      `RL steps of each RL arm (default ${FULL_PLAN.rl.steps}, --quick ${QUICK_PLAN.rl.steps}); every arm gets ` +
-        "the same budget, from the same cached SFT checkpoint. An arm's time grows about in proportion " +
-        "(20 steps ~2.6 min alone on 2 cores; 60 steps 7–9 min with another arm beside it); RESULTS.md " +
-        "has what 60 steps measured",
-      int("--rl-steps", 1),
+    .addOption(
+      new Option(
+        "--rl-steps <n>",
+        `RL steps of each RL arm (default ${FULL_PLAN.rl.steps}, --quick ${QUICK_PLAN.rl.steps}); every arm ` +
+          "gets the same budget, from the same cached SFT checkpoint. An arm's time grows about in " +
+          "proportion (20 steps ~2.6 min alone on 2 cores; 60 steps 7–9 min with another arm beside " +
+          "it); RESULTS.md has what 60 steps measured",
+      )
+        .argParser(int("--rl-steps", 1))
+        // --sft-only trains no RL arm: a budget for none is a mistake to say, not to ignore
+        .conflicts("sftOnly"),
     )
     .option("--json", "print one results object on stdout (progress stays on stderr)")
     .action(async (flags: DemoFlags) => {
