@@ -74,7 +74,8 @@ export function register(program: Command): void {
     .option("--no-testtime", "skip the test-time rehearsal rows")
     .option(
       "--sft-only",
-      "only SFT and its gate on each seed (with --seeds N: how many of N seeds pass; no RL arms). " +
+      "only SFT and its gate on each seed (with --seeds N: how many of N seeds pass; no RL arms, so " +
+        "--arms and --rl-steps are refused beside it). " +
         "An SFT run whose far-copy check on held-back logs fails (write calls or replies that do not " +
         "copy the request's day, amount or target) is trained again, up to 3 runs a seed (--quick: one run)",
     )
@@ -112,6 +113,11 @@ export function register(program: Command): void {
       const isArm = (a: string): a is ArmName => (names as readonly string[]).includes(a);
       const arms = listed?.filter(isArm);
       const unknown = listed?.filter((a) => !isArm(a)) ?? [];
+      if (listed && flags.sftOnly) {
+        // --sft-only runs SFT alone on every seed: an arm list would be silently dropped
+        process.stderr.write("envace demo: --sft-only runs no RL arm; leave out --arms or --sft-only\n");
+        process.exit(2);
+      }
       const refusal =
         unknown.length > 0
           ? `unknown arm(s) ${unknown.join(", ")}`

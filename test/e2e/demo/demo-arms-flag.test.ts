@@ -15,6 +15,7 @@ describe("envace demo --arms", () => {
     [["--arms", "sft,bogus"], "unknown arm(s) bogus; choose from sft, real, simulator"],
     [["--arms", ","], "--arms names no arm; choose from sft, real"],
     [["--arms", " "], "--arms names no arm"],
+    [["--sft-only", "--arms", "envace"], "--sft-only runs no RL arm; leave out --arms or --sft-only"],
   ])(
     "refuses %j",
     async (args, message) => {
