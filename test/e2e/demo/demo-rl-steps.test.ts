@@ -48,8 +48,10 @@ describe("envace demo --rl-steps", () => {
       await expect(demo(["--quick", "--rl-steps", bad])).rejects.toMatchObject({
         stderr: expect.stringContaining("--rl-steps must be an integer ≥ 1"),
       });
-    // with --sft-only there is no RL arm to give the steps to
-    await expect(demo(["--quick", "--sft-only", "--rl-steps", "3"])).rejects.toMatchObject({
+    // with --sft-only there is no RL arm to give the steps to (a temporary run directory, in case it runs)
+    const dir = mkdtempSync(join(tmpdir(), "envace-demo-steps-"));
+    const where = ["--out", join(dir, "run"), "--cache", join(dir, "cache")];
+    await expect(demo(["--quick", "--sft-only", "--rl-steps", "3", ...where])).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining("option '--rl-steps <n>' cannot be used with option '--sft-only'"),
     });
