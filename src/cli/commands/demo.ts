@@ -53,7 +53,10 @@ export function register(program: Command): void {
       "Run the whole method on a laptop CPU: tiny model, SFT on recorded traces, RL arms (sft, real,\n" +
         "simulator, envace, envace_anchored, real_all), evaluation in the real environments, report.",
     )
-    .option("--quick", "the same pipeline on far fewer tasks and steps (CI, a first look; ~5 min)")
+    .option(
+      "--quick",
+      "the same pipeline on far fewer tasks and steps (CI, a first look; ~3 min alone on 2 cores)",
+    )
     .option("--seed <n>", "base seed of task generation and training", int("--seed", 0), 0)
     .option("--seeds <n>", "number of seeds (seed, seed+1, …); CIs pool over seeds", int("--seeds", 1), 1)
     .option(
@@ -104,6 +107,11 @@ export function register(program: Command): void {
     )
     .option("--json", "print one results object on stdout (progress stays on stderr)")
     .action(async (flags: DemoFlags) => {
+      if (flags.sftOnly && flags.arms !== undefined) {
+        // --sft-only runs SFT alone on every seed: an arm list would be silently dropped
+        process.stderr.write("envace demo: --sft-only runs no RL arm; leave out --arms or --sft-only\n");
+        process.exit(2);
+      }
       // Blank entries ("sft,", a doubled comma) are ignored; a list that names no arm is refused
       // rather than run as SFT alone with an empty table.
       const listed = flags.arms
@@ -113,11 +121,6 @@ export function register(program: Command): void {
       const isArm = (a: string): a is ArmName => (names as readonly string[]).includes(a);
       const arms = listed?.filter(isArm);
       const unknown = listed?.filter((a) => !isArm(a)) ?? [];
-      if (listed && flags.sftOnly) {
-        // --sft-only runs SFT alone on every seed: an arm list would be silently dropped
-        process.stderr.write("envace demo: --sft-only runs no RL arm; leave out --arms or --sft-only\n");
-        process.exit(2);
-      }
       const refusal =
         unknown.length > 0
           ? `unknown arm(s) ${unknown.join(", ")}`
