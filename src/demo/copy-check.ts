@@ -35,15 +35,23 @@ export interface CopyProbe {
 export interface CopyCheckScore {
   write: { right: number; total: number };
   reply: { right: number; total: number };
-  /** The lower of the two rates' margins over their thresholds (a kind without probes: rate 1). */
+  /** The write rate's margin over its threshold (a kind without probes: rate 1): orders SFT runs. */
   score: number;
+  /** The write rate reaches its threshold: the checkpoint is kept, no SFT run is made again. */
   passed: boolean;
+  /** The reply rate reaches its level: reported, not a reason to train again (recipe v18). */
+  replyMet: boolean;
 }
 
 /**
- * The rates a checkpoint must reach. Set from v13's checkpoints of seeds 0–4 (write 100 / 100 / 86 /
- * 6 / 37, reply 78 / 63 / 78 / 84 / 89): the write failures are the gate's seed 3 and seed 4's
- * transfers to the source account; the reply failure is seed 1's looked-up day after a move.
+ * The rates checked. Set from v13's checkpoints of seeds 0–4 (write 100 / 100 / 86 / 6 / 37, reply
+ * 78 / 63 / 78 / 84 / 89): the write failures are the gate's seed 3 and seed 4's transfers to the
+ * source account; the reply failure is seed 1's looked-up day after a move. Recipe v18 trains again
+ * on the write rate only: under v17 every SFT run that missed the reply level alone was as good
+ * downstream as the runs that met it (seed 0's first run, reply 29/40, rejected for a second run at
+ * 31/40: SFT env-less success 63.8 / 64.5, unseen fidelity 93.1 / 88.1, `envace` 87.5 / 81.6; the
+ * issue's seed 64364 took three runs, the last two at write 55/55 and reply 23 and 22 of 32, and
+ * its kept run 2 has every arm's gain: RESULTS.md, issue 11), while each rejection cost a whole SFT run.
  */
 export const COPY_CHECK_MIN = { write: 0.85, reply: 0.75 };
 
@@ -142,8 +150,8 @@ export function copyCheckScore(
   write: CopyCheckScore["write"],
   reply: CopyCheckScore["reply"],
 ): CopyCheckScore {
-  const score = Math.min(copyRate(write) - COPY_CHECK_MIN.write, copyRate(reply) - COPY_CHECK_MIN.reply);
-  return { write, reply, score, passed: score >= 0 };
+  const score = copyRate(write) - COPY_CHECK_MIN.write;
+  return { write, reply, score, passed: score >= 0, replyMet: copyRate(reply) >= COPY_CHECK_MIN.reply };
 }
 
 /** A tally as a rate: 1 when it had no probes (nothing the model could have copied wrong). */

@@ -111,7 +111,8 @@ export interface DemoPlan {
   sftSnapshotListings?: number;
   /**
    * SFT attempts at most (default 1): an attempt whose far-copy check on held-back logs fails
-   * (`copy-check.ts`) is trained again from another initialisation; the best-checked one is kept.
+   * (`copy-check.ts`; v18: on its write calls) is trained again from another initialisation; the
+   * best-checked one is kept.
    */
   sftAttempts?: number;
   /**
@@ -284,7 +285,10 @@ export const FULL_PLAN: DemoPlan = {
   // checkpoints, seeds 0–4: write copy 100 / 100 / 86 / 6 / 37%, reply copy 78 / 63 / 78 / 84 / 89%.
   // Seed 3 fails as on the gate (write-call copy 51.0); seed 4 writes the source account as the target
   // in most transfers (the gate's 83.3 saw few transfers); seed 1's replies state the looked-up day
-  // after a move (its 19 reply failures). A failing attempt costs one more SFT run (~30 min alone).
+  // after a move (its 19 reply failures). A failing attempt costs one more SFT run (~15 min alone).
+  // v18 trains again on the write rate only (`COPY_CHECK_MIN`): reply-only failures cost whole runs
+  // and did not predict a worse checkpoint. Continuing a failed run one more epoch (lr 1e-3) instead
+  // of a fresh run left seed 0's replies at 29/40 (RESULTS.md, issue 11): not adopted.
   sftAttempts: 3,
   // Imagined attempts at temperature 0.5: at 1 a third of them named wrong ids or facts, and the
   // committed actor copied from them; on 3 seeds × {sft, envace} the loss against the none row

@@ -133,6 +133,7 @@ export async function runDemo(
         write: copyRate(g.check.write),
         reply: copyRate(g.check.reply),
         passed: g.check.passed,
+        reply_met: g.check.replyMet,
       },
       sft_attempts: g.attempts,
     })),

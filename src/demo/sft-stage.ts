@@ -5,7 +5,13 @@ import type { ChatModel } from "../core/model.js";
 import { startWorker } from "../engines/worker-supervisor.js";
 import { runSft, type SftExample, type SftOptions } from "../train/sft.js";
 import { heldBackTasks, type DemoData } from "./data.js";
-import { copyProbes, runCopyCheck, type CopyCheckScore, type CopyProbe } from "./copy-check.js";
+import {
+  copyCheckScore,
+  copyProbes,
+  runCopyCheck,
+  type CopyCheckScore,
+  type CopyProbe,
+} from "./copy-check.js";
 import { demoRehearsalPrompt, demoWorkerArgs, type DemoPlan, type Pseudonyms } from "./layout.js";
 import { mulberry32 } from "../train/task-sampler.js";
 import { demoSftExamples } from "./sft-data.js";
@@ -119,7 +125,7 @@ export function demoSftData(
  * complete: a killed run never leaves a half checkpoint that a later run would trust.
  *
  * Recipe v14: each checkpoint takes the far-copy check on held-back logs (`copy-check.ts`); one that
- * fails it is trained again on the same data from another initialisation and example order, up to
+ * fails it (v18: its write calls' copy rate) is trained again on the same data from another initialisation and example order, up to
  * `plan.sftAttempts` attempts, and the best-checked attempt is returned. Attempt 0 is v13's run
  * exactly (same key, so its cached checkpoints are reused); attempt k is cached under `-a<k>`.
  */
@@ -289,8 +295,8 @@ async function copyCheck(
 ): Promise<CopyCheckScore> {
   const digest = createHash("sha256").update(JSON.stringify(probes)).digest("hex").slice(0, 16);
   const file = join(dir, CHECK_FILE);
-  const kept = readKeptCheck(file);
-  if (kept?.probes === digest && kept.score) return kept.score;
+  const kept = keptCheck(file, digest);
+  if (kept) return kept;
   const keep = (score: CopyCheckScore) => {
     writeFileSync(file, JSON.stringify({ probes: digest, score }, null, 2) + "\n");
     return score;
@@ -304,12 +310,28 @@ async function copyCheck(
   }
 }
 
-/** A kept check, or undefined when there is none or it cannot be read (it is then made again). */
-function readKeptCheck(file: string): { probes?: string; score?: CopyCheckScore } | undefined {
+/**
+ * The check kept in `file` for the probes of digest `probes`, scored again from its tallies by
+ * today's rule (a check kept under v17, which also required the reply rate, gets v18's verdict);
+ * undefined when there is none, it is for other probes, or it cannot be read (it is then made again).
+ */
+export function keptCheck(file: string, probes: string): CopyCheckScore | undefined {
   if (!existsSync(file)) return undefined;
   try {
-    return JSON.parse(readFileSync(file, "utf8")) as { probes?: string; score?: CopyCheckScore };
+    const kept = JSON.parse(readFileSync(file, "utf8")) as {
+      probes?: unknown;
+      score?: Partial<CopyCheckScore>;
+    };
+    const { write, reply } = kept.score ?? {};
+    if (kept.probes !== probes || !isTally(write) || !isTally(reply)) return undefined;
+    return copyCheckScore(write, reply);
   } catch {
     return undefined;
   }
 }
+
+const isTally = (t: unknown): t is { right: number; total: number } =>
+  typeof t === "object" &&
+  t !== null &&
+  Number.isInteger((t as { right?: unknown }).right) &&
+  Number.isInteger((t as { total?: unknown }).total);

@@ -179,16 +179,20 @@ export function resultsMarkdown(r: DemoResults): string {
   return out.join("\n") + "\n";
 }
 
-/** A seed's far-copy check: write / reply copy rates, its verdict, and the SFT runs it took. */
+/**
+ * A seed's far-copy check: write / reply copy rates, its verdict (v18: on writes), a reply rate
+ * under its level (reported, not retrained), and the SFT runs it took.
+ */
 function copyCheckCell(s: {
-  copy_check?: { write: number; reply: number; passed: boolean };
+  copy_check?: { write: number; reply: number; passed: boolean; reply_met?: boolean };
   sft_attempts?: number;
 }): string {
   if (!s.copy_check) return "–";
   const c = s.copy_check;
   const runs = s.sft_attempts ?? 1;
+  const replies = c.reply_met === false ? " (replies under their level: reported, not retrained)" : "";
   return (
-    `${(100 * c.write).toFixed(0)} / ${(100 * c.reply).toFixed(0)} ${c.passed ? "passed" : "NOT met"}, ` +
+    `${(100 * c.write).toFixed(0)} / ${(100 * c.reply).toFixed(0)} ${c.passed ? "passed" : "NOT met"}${replies}, ` +
     `${runs} SFT run${runs === 1 ? "" : "s"}`
   );
 }

@@ -129,9 +129,19 @@ export const DemoResultsZ = z.object({
           envless_success: z.number().optional(),
           /** Share of the SFT logs (past-agent traces) with a mistake. */
           flawed_traces: z.number().optional(),
-          /** The kept checkpoint's far-copy check on held-back logs (recipe v14): rates and verdict. */
-          copy_check: z.object({ write: z.number(), reply: z.number(), passed: z.boolean() }).optional(),
-          /** SFT runs made for this seed (a run failing the copy check is made again). */
+          /**
+           * The kept checkpoint's far-copy check on held-back logs (recipe v14): rates, the verdict
+           * (v18: the write rate's) and whether the reply rate reached its level (reported only).
+           */
+          copy_check: z
+            .object({
+              write: z.number(),
+              reply: z.number(),
+              passed: z.boolean(),
+              reply_met: z.boolean().optional(),
+            })
+            .optional(),
+          /** SFT runs made for this seed (a run failing the copy check on writes is made again). */
           sft_attempts: z.number().optional(),
         }),
       )

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { isEnvaceError } from "../../core/errors.js";
 import { ensureWorkerEnv } from "../../engines/worker-env.js";
 import { armSpecs, type ArmName } from "../../demo/arms.js";
+import { COPY_CHECK_MIN } from "../../demo/copy-check.js";
 import { runDemo, type DemoEvent } from "../../demo/pipeline.js";
 import { DEMO_REHEARSAL_PROMPTS, demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN } from "../../demo/layout.js";
 import { resultsMarkdown } from "../../report/markdown.js";
@@ -79,8 +80,9 @@ export function register(program: Command): void {
       "--sft-only",
       "only SFT and its gate on each seed (with --seeds N: how many of N seeds pass; no RL arms, so " +
         "--arms and --rl-steps are refused beside it). " +
-        "An SFT run whose far-copy check on held-back logs fails (write calls or replies that do not " +
-        "copy the request's day, amount or target) is trained again, up to 3 runs a seed (--quick: one run)",
+        "An SFT run whose far-copy check on held-back logs fails (write calls that do not copy the " +
+        "request's day, amount or target; the replies' copy rate is reported) is trained again, up to 3 " +
+        "runs a seed (--quick: one run)",
     )
     .addOption(
       new Option(
@@ -229,7 +231,8 @@ function progressRenderer(): { onEvent: (e: DemoEvent) => void; stop: () => void
           const pct = (t: { right: number; total: number }) => `${t.right}/${t.total}`;
           log(
             `[seed ${e.seed}] SFT run ${(e.progress.attempt ?? 0) + 1}: far-copy check on held-back logs ` +
-              `write ${pct(c.write)}, reply ${pct(c.reply)} — ${c.passed ? "passed" : "NOT met"}`,
+              `write ${pct(c.write)}, reply ${pct(c.reply)} — ${c.passed ? "passed" : "NOT met"}` +
+              `${c.replyMet ? "" : ` (reply copy under ${100 * COPY_CHECK_MIN.reply}%: reported; SFT trains again on write copy only)`}`,
           );
         } else
           log(

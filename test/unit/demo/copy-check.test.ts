@@ -138,16 +138,28 @@ describe("runCopyCheck", () => {
 });
 
 describe("copyCheckScore", () => {
-  it("needs both rates at their thresholds; a kind without probes counts as right", () => {
+  it("passes on the write rate (v18); the reply rate is reported; a kind without probes counts as right", () => {
     const w = Math.ceil(COPY_CHECK_MIN.write * 20);
     const r = Math.ceil(COPY_CHECK_MIN.reply * 20);
-    expect(copyCheckScore({ right: w, total: 20 }, { right: r, total: 20 }).passed).toBe(true);
+    expect(copyCheckScore({ right: w, total: 20 }, { right: r, total: 20 })).toMatchObject({
+      passed: true,
+      replyMet: true,
+    });
     expect(copyCheckScore({ right: w - 1, total: 20 }, { right: 20, total: 20 }).passed).toBe(false);
-    expect(copyCheckScore({ right: 20, total: 20 }, { right: r - 1, total: 20 }).passed).toBe(false);
-    expect(copyCheckScore({ right: 20, total: 20 }, { right: 0, total: 0 }).passed).toBe(true);
-    // The score orders attempts: the lower margin over its threshold.
+    // seed 0's first run under v17: 64/64 writes, 29/40 replies — kept now, its replies reported
+    expect(copyCheckScore({ right: 64, total: 64 }, { right: 29, total: 40 })).toMatchObject({
+      passed: true,
+      replyMet: false,
+    });
+    expect(copyCheckScore({ right: 20, total: 20 }, { right: r - 1, total: 20 }).replyMet).toBe(false);
+    expect(copyCheckScore({ right: 20, total: 20 }, { right: 0, total: 0 })).toMatchObject({
+      passed: true,
+      replyMet: true,
+    });
+    expect(copyCheckScore({ right: 0, total: 0 }, { right: 0, total: 20 }).passed).toBe(true);
+    // The score orders attempts: the write rate's margin, whatever the replies.
     const a = copyCheckScore({ right: 10, total: 20 }, { right: 20, total: 20 });
-    const b = copyCheckScore({ right: 16, total: 20 }, { right: 14, total: 20 });
+    const b = copyCheckScore({ right: 16, total: 20 }, { right: 4, total: 20 });
     expect(b.score).toBeGreaterThan(a.score);
   });
 });

@@ -146,7 +146,7 @@ describe("report", () => {
     const { results } = makeDemoRunDir();
     const seed = (
       n: number,
-      copy_check: { write: number; reply: number; passed: boolean },
+      copy_check: { write: number; reply: number; passed: boolean; reply_met?: boolean },
       sft_attempts: number,
     ) => ({
       seed: n,
@@ -168,6 +168,12 @@ describe("report", () => {
     expect(md).toContain("| 50 / 90 NOT met, 3 SFT runs | passed |");
     const one = resultsMarkdown({ ...results, sft_gate: { ...results.sft_gate, per_seed: [retried] } });
     expect(one).toContain("Far-copy check on held-back logs: 50 / 90 NOT met, 3 SFT runs.");
+    // recipe v18: a reply rate under its level is reported, the run kept
+    const replies = seed(2, { write: 1, reply: 0.72, passed: true, reply_met: false }, 1);
+    const low = resultsMarkdown({ ...results, sft_gate: { ...results.sft_gate, per_seed: [replies] } });
+    expect(low).toContain(
+      "Far-copy check on held-back logs: 100 / 72 passed (replies under their level: reported, not retrained), 1 SFT run.",
+    );
   });
 
   it("tables env-less success per seed when there are several, and not for one", () => {
