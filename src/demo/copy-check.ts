@@ -47,11 +47,11 @@ export interface CopyCheckScore {
  * The rates checked. Set from v13's checkpoints of seeds 0–4 (write 100 / 100 / 86 / 6 / 37, reply
  * 78 / 63 / 78 / 84 / 89): the write failures are the gate's seed 3 and seed 4's transfers to the
  * source account; the reply failure is seed 1's looked-up day after a move. Recipe v18 trains again
- * on the write rate only: under v17 every SFT run that missed the reply level alone was as good
- * downstream as the runs that met it (seed 0's first run, reply 29/40, rejected for a second run at
- * 31/40: SFT env-less success 63.8 / 64.5, unseen fidelity 93.1 / 88.1, `envace` 87.5 / 81.6; the
- * issue's seed 64364 took three runs, the last two at write 55/55 and reply 23 and 22 of 32, and
- * its kept run 2 has every arm's gain: RESULTS.md, issue 11), while each rejection cost a whole SFT run.
+ * on the write rate only, as the reply level rejected runs that were not worse, at a whole SFT run
+ * each (RESULTS.md, issue 11): seed 0's first run (reply 29/40) against the second run v17 kept
+ * (31/40), SFT env-less success 63.8 / 64.5, unseen fidelity 93.1 / 88.1, `envace` 87.5 / 81.6;
+ * the issue's seed 64364 took three runs, the last two writing 55/55 with replies 23 and 22 of 32,
+ * and on its kept run 2 `envace` gains 12.5 points of env-less success over SFT (53.9 → 66.4).
  */
 export const COPY_CHECK_MIN = { write: 0.85, reply: 0.75 };
 

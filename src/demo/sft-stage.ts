@@ -23,7 +23,8 @@ import { DAYS, ITEM_COUNT, domainSpec, ids } from "../envs/toolworld/index.js";
  * schedule, the tokenizer), so that cached checkpoints of the old recipe are not reused. Recipes
  * v14 (the copy check and attempts), v15 (more drills: new examples, so new keys) and v16 (tenant
  * contrasts: new examples; smaller micro-batches: the same gradient) and v17 (the compact-related
- * rehearsal prompt: new rehearsing examples) left it at 13.
+ * rehearsal prompt: new rehearsing examples) left it at 13, as did v18 (the copy check retrains on
+ * write copy only: which run is kept changes, no checkpoint does).
  */
 const SFT_RECIPE_VERSION = 13;
 
@@ -125,8 +126,8 @@ export function demoSftData(
  * complete: a killed run never leaves a half checkpoint that a later run would trust.
  *
  * Recipe v14: each checkpoint takes the far-copy check on held-back logs (`copy-check.ts`); one that
- * fails it (v18: its write calls' copy rate) is trained again on the same data from another initialisation and example order, up to
- * `plan.sftAttempts` attempts, and the best-checked attempt is returned. Attempt 0 is v13's run
+ * fails it (v18: on its write calls' copy rate) is trained again on the same data from another
+ * initialisation and example order, up to `plan.sftAttempts` attempts, and the best-checked attempt is returned. Attempt 0 is v13's run
  * exactly (same key, so its cached checkpoints are reused); attempt k is cached under `-a<k>`.
  */
 export async function sftCheckpoint(
