@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { z } from "zod";
 import type { ChatModel } from "../core/model.js";
 import { startWorker } from "../engines/worker-supervisor.js";
 import { runSft, type SftExample, type SftOptions } from "../train/sft.js";
@@ -318,21 +319,17 @@ async function copyCheck(
  */
 export function keptCheck(file: string, probes: string): CopyCheckScore | undefined {
   if (!existsSync(file)) return undefined;
+  let json: unknown;
   try {
-    const kept = JSON.parse(readFileSync(file, "utf8")) as {
-      probes?: unknown;
-      score?: Partial<CopyCheckScore>;
-    };
-    const { write, reply } = kept.score ?? {};
-    if (kept.probes !== probes || !isTally(write) || !isTally(reply)) return undefined;
-    return copyCheckScore(write, reply);
+    json = JSON.parse(readFileSync(file, "utf8"));
   } catch {
     return undefined;
   }
+  const kept = KeptCheckZ.safeParse(json);
+  if (!kept.success || kept.data.probes !== probes) return undefined;
+  return copyCheckScore(kept.data.score.write, kept.data.score.reply);
 }
 
-const isTally = (t: unknown): t is { right: number; total: number } =>
-  typeof t === "object" &&
-  t !== null &&
-  Number.isInteger((t as { right?: unknown }).right) &&
-  Number.isInteger((t as { total?: unknown }).total);
+/** What `keptCheck` reads of a kept check: the probes' digest and the two tallies (the rest is derived). */
+const TallyZ = z.object({ right: z.number().int().min(0), total: z.number().int().min(0) });
+const KeptCheckZ = z.object({ probes: z.string(), score: z.object({ write: TallyZ, reply: TallyZ }) });
