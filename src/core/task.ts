@@ -98,6 +98,10 @@ export const TaskEnvZ = z.discriminatedUnion("kind", [
       kind: z.literal("toolworld"),
       domain: z.string().optional(),
       seed: z.number().int(),
+      drift: z
+        .object({ seed: z.number().int(), share: z.number().min(0).max(1) })
+        .strict()
+        .optional(),
     })
     .strict(),
   z.object({ kind: z.literal("tau2"), domain: z.string(), task_id: z.string().optional() }).strict(),

@@ -4,6 +4,7 @@ import {
   TOOLWORLD_DOMAINS,
   toolworldCorpus,
   toolworldVocabulary,
+  type WorldDrift,
 } from "../envs/toolworld/index.js";
 import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
 import { toolIndex } from "./policy-view.js";
@@ -39,11 +40,14 @@ export interface DemoData {
 
 /**
  * Every task of a run, deterministic per seed. Evaluation tasks come from the generator's
- * `heldout` split (never a training request); the held-out domain is never trained on.
+ * `heldout` split (never a training request); the held-out domain is never trained on. With
+ * `drift`, every task is on a newer snapshot of the run's worlds (the `worldDrift` experiment: the
+ * data RL trains and is evaluated on, while SFT keeps the undrifted logs).
  */
-export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
+export function buildDemoData(plan: DemoPlan, seed: number, drift?: WorldDrift): DemoData {
   const train: Record<string, Task[]> = {};
   const worlds = runWorlds(plan, seed);
+  const drifted = drift ? { drift } : {};
   for (const [i, domain] of TRAIN_DOMAINS.entries()) {
     train[domain] = generateTasks({
       domain,
@@ -54,16 +58,18 @@ export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
       // The logs' natural mix: requests recur (with a few worlds, distinct ones run out and the
       // draw would skew toward unknown ids); evaluation tasks stay distinct.
       unique: false,
+      ...drifted,
     });
   }
-  const held = (domain: string, count: number, salt: number) => heldoutTasks(plan, seed, domain, count, salt);
+  const held = (domain: string, count: number, salt: number) =>
+    heldoutTasks(plan, seed, domain, count, salt, drift);
   const perEnvless = envlessTasksPerDomain(plan);
   // The env-less set (where SFT and RL are compared) follows the training logs' mix of situations
   // (`stratifiedPick`), drawn from twice as many held-out tasks.
   const keyed: Record<EvalSplit, Task[]> = {
     env_domain: held(ENV_DOMAIN, plan.evalTasks, 0),
     envless: ENVLESS_DOMAINS.flatMap((d) =>
-      stratifiedPick(envlessEvalPool(plan, seed, d), train[d] ?? [], perEnvless),
+      stratifiedPick(envlessEvalPool(plan, seed, d, drift), train[d] ?? [], perEnvless),
     ),
     heldout_domain: held(HELDOUT_DOMAIN, plan.evalTasks, 9),
   };
@@ -96,10 +102,33 @@ export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
   };
 }
 
+/**
+ * The data a run's arms train and are evaluated on: `data` itself, or with the `worldDrift`
+ * experiment every task on a newer snapshot of the run's worlds (SFT keeps `data`'s logs).
+ */
+export function armData(plan: DemoPlan, seed: number, data: DemoData): DemoData {
+  const share = plan.experiments?.worldDrift ?? 0;
+  return share > 0 ? buildDemoData(plan, seed, { seed, share }) : data;
+}
+
 /** A domain's held-out tasks of a run (never a training request; the run's worlds), `salt` per set. */
-function heldoutTasks(plan: DemoPlan, seed: number, domain: string, count: number, salt: number): Task[] {
+function heldoutTasks(
+  plan: DemoPlan,
+  seed: number,
+  domain: string,
+  count: number,
+  salt: number,
+  drift?: WorldDrift,
+): Task[] {
   const worlds = runWorlds(plan, seed);
-  return generateTasks({ domain, seed: seed * 101 + 50 + salt, count, split: "heldout", worlds });
+  return generateTasks({
+    domain,
+    seed: seed * 101 + 50 + salt,
+    count,
+    split: "heldout",
+    worlds,
+    ...(drift ? { drift } : {}),
+  });
 }
 
 /**
@@ -139,9 +168,9 @@ export function envlessTasksPerDomain(plan: DemoPlan): number {
  * The held-out tasks an env-less domain's evaluation set is picked from, in the generator's order:
  * its first `envlessTasksPerDomain` are the set an unstratified draw would take (recipe v10).
  */
-export function envlessEvalPool(plan: DemoPlan, seed: number, domain: string): Task[] {
+export function envlessEvalPool(plan: DemoPlan, seed: number, domain: string, drift?: WorldDrift): Task[] {
   const salt = 1 + ENVLESS_DOMAINS.indexOf(domain as (typeof ENVLESS_DOMAINS)[number]);
-  return heldoutTasks(plan, seed, domain, EVAL_POOL_FACTOR * envlessTasksPerDomain(plan), salt);
+  return heldoutTasks(plan, seed, domain, EVAL_POOL_FACTOR * envlessTasksPerDomain(plan), salt, drift);
 }
 
 /** Held-out tasks drawn per env-less evaluation task, for the stratified pick to choose from. */

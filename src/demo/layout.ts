@@ -49,6 +49,14 @@ export interface DemoExperiments {
    * group (`logged-answers.ts`); other rehearsals keep the task reward.
    */
   rehearseReward?: "task" | "logged";
+  /**
+   * The world moves between the logs and RL (`WorldDrift`): SFT trains on the logs of the run's
+   * worlds as before (same data, same cached checkpoint), while every RL task and every evaluation
+   * task is on a newer snapshot in which each item's status moved with this probability (0 or
+   * absent: no drift). The frozen `simulator` knows only the logs' world; a co-trained rehearser
+   * may follow the new one.
+   */
+  worldDrift?: number;
 }
 
 /** The demo's rehearsal prompts: `compact` (recipe v16 and before) and `compact-related` (v17). */

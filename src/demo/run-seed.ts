@@ -5,7 +5,7 @@ import type { ArmRun } from "./aggregate.js";
 import type { ArmSpec } from "./arms.js";
 import type { CopyCheckScore } from "./copy-check.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
-import { buildDemoData, spread, type DemoData } from "./data.js";
+import { armData, buildDemoData, spread, type DemoData } from "./data.js";
 import { evaluateArm } from "./evaluate-arm.js";
 import { type DemoPlan } from "./layout.js";
 import type { DemoEvent } from "./pipeline.js";
@@ -104,6 +104,8 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
   // once a seed, for every rehearsal arm: the answers of the logs SFT trained on
   const loggedAnswers =
     plan.experiments?.rehearseReward === "logged" ? loggedAnswerBook(sft.logs) : undefined;
+  // the worldDrift experiment: RL and evaluation on a newer snapshot of the worlds SFT's logs saw
+  data = armData(plan, seed, data);
   const settled = await mapConcurrent(ctx.specs, Math.max(1, plan.armJobs ?? 1), async (spec) => {
     try {
       return { arm: await keptOrRun({ spec, seed, data, sft, loggedAnswers }, ctx) };

@@ -9,9 +9,11 @@ export function callKey(e: Pick<Example, "name" | "arguments">): string {
   return `${e.name} ${canonicalJson(e.arguments)}`;
 }
 
-/** A toolworld task's world (domain and world seed): the tasks whose logs describe the same data. */
+/** A toolworld task's world (domain, world seed, drift): the tasks whose logs describe the same data. */
 export function worldKey(t: Task): string | undefined {
-  return t.env?.kind === "toolworld" ? `${t.domain}@${t.env.seed}` : undefined;
+  if (t.env?.kind !== "toolworld") return undefined;
+  const drift = t.env.drift ? `~${t.env.drift.seed}/${t.env.drift.share}` : "";
+  return `${t.domain}@${t.env.seed}${drift}`;
 }
 
 /** Tasks by world: the logs a rehearser may learn a world from, or a note may borrow attempts from. */

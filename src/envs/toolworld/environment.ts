@@ -7,14 +7,16 @@ import type { Environment } from "../env.js";
 import { canonicalHash } from "../../core/canonical-json.js";
 import { executeTool } from "./execute.js";
 import { domainSpec } from "./registry.js";
-import { buildState } from "./state.js";
+import { buildState, type WorldDrift } from "./state.js";
 import { domainTools, writeToolNames } from "./tools.js";
 import type { DomainSpec, ToolworldState } from "./types.js";
 
-/** Where a toolworld world comes from: the domain and the seed of its initial state. */
+/** Where a toolworld world comes from: the domain, the seed of its initial state, and any drift. */
 export interface ToolworldWorld {
   domain: string;
   seed: number;
+  /** A newer snapshot of the seed's world (`WorldDrift`); absent: the world as generated. */
+  drift?: WorldDrift;
 }
 
 /** An in-memory, synchronous world; `call` is the async `Environment` face of `callSync`. */
@@ -32,7 +34,7 @@ export class ToolworldEnvironment implements Environment {
     this.domain = world.domain;
     this.seed = world.seed;
     this.schemas = domainTools(this.spec);
-    this.state = buildState(this.spec, world.seed);
+    this.state = buildState(this.spec, world.seed, world.drift);
   }
 
   tools(): ToolSchema[] {
@@ -68,7 +70,7 @@ export function createToolworldEnv(source: Task | ToolworldWorld): ToolworldEnvi
 }
 
 export function worldOf(task: Task): ToolworldWorld {
-  const env = task.env as { kind?: unknown; domain?: unknown; seed?: unknown } | undefined;
+  const env = task.env as { kind?: unknown; domain?: unknown; seed?: unknown; drift?: unknown } | undefined;
   if (!env || env.kind !== "toolworld") {
     throw new EnvaceError(
       "INVALID_TASK_FILE",
@@ -79,7 +81,26 @@ export function worldOf(task: Task): ToolworldWorld {
     throw new EnvaceError("INVALID_TASK_FILE", `task ${task.id}: env.seed must be an integer`);
   }
   const domain = typeof env.domain === "string" ? env.domain : task.domain;
-  return { domain, seed: env.seed };
+  const drift = driftOf(task.id, env.drift);
+  return { domain, seed: env.seed, ...(drift ? { drift } : {}) };
+}
+
+function driftOf(taskId: string, drift: unknown): WorldDrift | undefined {
+  if (drift === undefined) return undefined;
+  const d = drift as { seed?: unknown; share?: unknown };
+  const share = d.share;
+  if (
+    typeof d.seed !== "number" ||
+    !Number.isInteger(d.seed) ||
+    typeof share !== "number" ||
+    !(share >= 0 && share <= 1)
+  ) {
+    throw new EnvaceError(
+      "INVALID_TASK_FILE",
+      `task ${taskId}: env.drift must be {seed: integer, share: number in [0, 1]}`,
+    );
+  }
+  return { seed: d.seed, share };
 }
 
 /** A tool result as a JSON value: the parsed object, or `{error}` for a failed call (examples use this). */

@@ -4,7 +4,7 @@ import { goldSolve } from "./gold-solver.js";
 import { planTask } from "./plan.js";
 import { domainSpec } from "./registry.js";
 import { createRng, seedOf } from "./rng.js";
-import { buildState } from "./state.js";
+import { buildState, type WorldDrift } from "./state.js";
 import { domainTools } from "./tools.js";
 
 export type ToolworldSplit = "train" | "heldout";
@@ -33,6 +33,11 @@ export interface GenerateOptions {
    * repeats, which on a few worlds skews a large draw toward the rare requests (unknown ids).
    */
   unique?: boolean;
+  /**
+   * Every task on a newer snapshot of its world (`WorldDrift`): requests, checklists and recorded
+   * calls are the drifted world's, and `env.drift` says so. The split stays by request.
+   */
+  drift?: WorldDrift;
 }
 
 /** The tenant a pool world is served as, by its index in the pool: `w1`, `w2`, … */
@@ -83,7 +88,7 @@ export function generateTasks(opts: GenerateOptions): Task[] {
     for (let attempt = 0; attempt < MAX_ATTEMPTS && !task; attempt++) {
       const draw = seedOf(d.name, opts.split, opts.seed, i, attempt);
       const stateSeed = opts.worlds ? worldSeed(d.name, opts.worlds, draw) : draw;
-      const plan = planTask(d, buildState(d, stateSeed), createRng(seedOf("plan", draw)));
+      const plan = planTask(d, buildState(d, stateSeed, opts.drift), createRng(seedOf("plan", draw)));
       // The split is by request alone (train and held-out never share one); within a split, a pool
       // of worlds allows the same request on a world again in other words (each is its own task).
       const key = opts.worlds
@@ -102,7 +107,12 @@ export function generateTasks(opts: GenerateOptions): Task[] {
         user_turns: plan.turns.map((t) => t.text),
         checklists: [plan.turns.map((t) => t.standards)],
         examples: [],
-        env: { kind: "toolworld", domain: d.name, seed: stateSeed },
+        env: {
+          kind: "toolworld",
+          domain: d.name,
+          seed: stateSeed,
+          ...(opts.drift ? { drift: opts.drift } : {}),
+        },
       });
       const gold = goldSolve(draft);
       task = {

@@ -8,6 +8,7 @@ export {
   toolworldWriteTools,
 } from "./environment.js";
 export type { ToolworldWorld } from "./environment.js";
+export type { WorldDrift } from "./state.js";
 export { goldSolve } from "./gold-solver.js";
 export type { GoldRun, GoldTurn, GoldCall } from "./gold-solver.js";
 export { toolworldVocabulary, toolworldCorpus, toolworldEntities, entityMentions } from "./vocabulary.js";

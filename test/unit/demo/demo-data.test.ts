@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { armResult, pooled } from "../../../src/demo/aggregate.js";
 import { armSpecs } from "../../../src/demo/arms.js";
-import { borrowWithinDomains, buildDemoData, pyJson } from "../../../src/demo/data.js";
+import { armData, borrowWithinDomains, buildDemoData, pyJson } from "../../../src/demo/data.js";
 import {
   ENV_DOMAIN,
   ENVLESS_DOMAINS,
@@ -239,6 +239,38 @@ describe("evaluation hygiene", () => {
     for (const task of borrowed) {
       const names = new Set(task.tools.map((t) => t.name));
       for (const e of task.examples) expect(names.has(e.name), `${task.id} ${e.name}`).toBe(true);
+    }
+  });
+
+  it("worldDrift: the arms' tasks and evaluation on a newer snapshot, with evidence of that snapshot; SFT's data unchanged", () => {
+    expect(armData(QUICK_PLAN, 7, data)).toBe(data);
+    const plan = { ...QUICK_PLAN, experiments: { worldDrift: 0.5 } };
+    expect(buildDemoData(plan, 7)).toEqual(data); // what SFT trains on does not see the knob
+    const drifted = armData(plan, 7, data);
+    const all = [...Object.values(drifted.train), ...Object.values(drifted.eval)].flat();
+    for (const t of all) expect(t.env).toMatchObject({ drift: { seed: 7, share: 0.5 } });
+    for (const [split, tasks] of Object.entries(drifted.eval)) {
+      expect(tasks.length, split).toBe(data.eval[split as keyof typeof data.eval].length);
+    }
+    // evidence and recorded results are the new snapshot's, and the snapshot differs from the logs'
+    let changed = 0;
+    for (const task of [...drifted.eval.envless, ...drifted.train[ENVLESS_DOMAINS[0]]!]) {
+      const env = createToolworldEnv(task);
+      const old = createToolworldEnv({
+        ...task,
+        env: { kind: "toolworld", seed: (task.env as { seed: number }).seed },
+      });
+      for (const e of task.examples.filter((x) => x.name.startsWith("get_"))) {
+        const call = { id: "p", name: e.name, arguments: e.arguments };
+        expect(toolworldResultValue(env.callSync(call))).toEqual(e.result);
+        if (canonicalJson(toolworldResultValue(old.callSync(call))) !== canonicalJson(e.result)) changed++;
+      }
+    }
+    expect(changed).toBeGreaterThan(0);
+    // no evaluation task carries its own recorded calls under drift either
+    for (const task of Object.values(drifted.eval).flat()) {
+      const own = new Set(goldSolve(task).turns.flatMap((t) => t.calls.map((c) => callKey(c.call))));
+      for (const e of task.examples) expect(own.has(callKey(e)), task.id).toBe(false);
     }
   });
 

@@ -1,12 +1,13 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { copyCheckScore } from "../../../src/demo/copy-check.js";
 import { keptCheck } from "../../../src/demo/sft-stage.js";
 
 describe("keptCheck: the far-copy check kept beside a cached SFT checkpoint", () => {
   const dir = mkdtempSync(join(tmpdir(), "envace-kept-check-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, body: string) => {
     const f = join(dir, name);
     writeFileSync(f, body);
