@@ -46,9 +46,11 @@ export interface DemoExperiments {
    * The rehearse role's reward in the rehearsal arms: `task` (default, the reference's: the
    * episode's success) or `logged`: a rehearsal of a call the past agent's logs (the SFT logs)
    * answered on the untouched world is rewarded 1 if it answers as logged, else 0, in its own GRPO
-   * group (`logged-answers.ts`); other rehearsals keep the task reward.
+   * group (`logged-answers.ts`); other rehearsals keep the task reward. `recorded`: the same, with
+   * the RL tasks' own recorded calls as the answers (the `tool_call_response_map` used as a target
+   * rather than shown; with `worldDrift`, the new snapshot's answers).
    */
-  rehearseReward?: "task" | "logged";
+  rehearseReward?: "task" | "logged" | "recorded";
   /**
    * The world moves between the logs and RL (`WorldDrift`): SFT trains on the logs of the run's
    * worlds as before (same data, same cached checkpoint), while every RL task and every evaluation

@@ -1,6 +1,6 @@
 import { canonicalJson } from "../core/canonical-json.js";
 import type { Task } from "../core/task.js";
-import { domainSpec, writeToolNames, type GoldRun } from "../envs/toolworld/index.js";
+import { domainSpec, goldSolve, writeToolNames, type GoldRun } from "../envs/toolworld/index.js";
 import { parseMaybeJson } from "../bench/fidelity.js";
 import type { EpisodeResult } from "../rollout/types.js";
 import type { EpisodeSampler } from "../train/loop.js";
@@ -35,6 +35,15 @@ export function loggedAnswerBook(logs: readonly { task: Task; run: GoldRun }[]):
   const book = new Map<string, string>();
   for (const [key, result] of seen) if (result !== null) book.set(key, result);
   return book;
+}
+
+/**
+ * The same book from the RL tasks' own recorded calls (their gold runs: the reference's
+ * `tool_call_response_map`) rather than the past agent's logs: the demo's `rehearseReward:
+ * "recorded"`. With `worldDrift` these are the new snapshot's answers, which the logs never saw.
+ */
+export function recordedAnswerBook(tasks: readonly Task[]): LoggedAnswerBook {
+  return loggedAnswerBook(tasks.map((task) => ({ task, run: goldSolve(task) })));
 }
 
 /**

@@ -31,7 +31,7 @@ export interface ArmTraining {
   envCalls: number;
   steps: number;
   metrics: StepMetrics[];
-  /** Per step, rehearsals scored against the logs and how many answered as logged (`rehearseReward: "logged"`). */
+  /** Per step, rehearsals scored against an answer book and how many answered as it says (`rehearseReward: "logged" | "recorded"`). */
   loggedRehearsals?: { scored: number; right: number }[];
 }
 
@@ -68,7 +68,7 @@ export async function trainArm(
     onEpisode: (done: number, total: number) => void;
     /** Env-less evaluation tasks of the success curve (real and rehearsed world, every `curveEvery` steps). */
     curveTasks: Task[];
-    /** The logs' answers, where rehearsals are scored against them (`rehearseReward: "logged"`). */
+    /** The answers rehearsals are scored against (`rehearseReward: "logged" | "recorded"`). */
     loggedAnswers?: LoggedAnswerBook;
   },
 ): Promise<{ worker: WorkerProcess; policy: ChatModel; training: ArmTraining }> {

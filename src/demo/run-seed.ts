@@ -18,7 +18,7 @@ import {
 } from "./arm-result-file.js";
 import { armOutDir, trainArm } from "./run-arm.js";
 import { sftCheckpoint, type SftStageResult } from "./sft-stage.js";
-import { loggedAnswerBook, type LoggedAnswerBook } from "./logged-answers.js";
+import { loggedAnswerBook, recordedAnswerBook, type LoggedAnswerBook } from "./logged-answers.js";
 import { planTestTimeChoices, testTimeRows } from "./testtime-rows.js";
 
 /**
@@ -102,10 +102,9 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
   // Every arm runs even where another failed (each starts from the SFT checkpoint alone); the
   // failures are reported as they happen and thrown together once the seed's other arms are done.
   // once a seed, for every rehearsal arm: the answers of the logs SFT trained on
-  const loggedAnswers =
-    plan.experiments?.rehearseReward === "logged" ? loggedAnswerBook(sft.logs) : undefined;
   // the worldDrift experiment: RL and evaluation on a newer snapshot of the worlds SFT's logs saw
   data = armData(plan, seed, data);
+  const loggedAnswers = rehearseAnswerBook(plan, sft, data);
   const settled = await mapConcurrent(ctx.specs, Math.max(1, plan.armJobs ?? 1), async (spec) => {
     try {
       return { arm: await keptOrRun({ spec, seed, data, sft, loggedAnswers }, ctx) };
@@ -124,6 +123,23 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
     runs: arms.map((a) => a.run),
     testtime: arms.flatMap((a) => a.testtime),
   };
+}
+
+/**
+ * The answers rehearsals are scored against (`rehearseReward`): the SFT logs' (`logged`), the RL
+ * tasks' own recorded calls (`recorded`), or none (the task reward alone).
+ */
+function rehearseAnswerBook(
+  plan: DemoPlan,
+  sft: SftStageResult,
+  data: DemoData,
+): LoggedAnswerBook | undefined {
+  const reward = plan.experiments?.rehearseReward;
+  if (reward === "logged") return loggedAnswerBook(sft.logs);
+  if (reward === "recorded") {
+    return recordedAnswerBook(Object.values(data.train).flat());
+  }
+  return undefined;
 }
 
 /**
@@ -146,7 +162,7 @@ interface ArmJob {
   seed: number;
   data: DemoData;
   sft: SftStageResult;
-  /** The logs' answers (`rehearseReward: "logged"`), else undefined. */
+  /** The answers rehearsals are scored against (`rehearseReward`: logged, recorded), else undefined. */
   loggedAnswers: LoggedAnswerBook | undefined;
 }
 

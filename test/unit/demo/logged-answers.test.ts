@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../../src/core/canonical-json.js";
 import type { Task } from "../../../src/core/task.js";
-import { buildDemoData } from "../../../src/demo/data.js";
+import { armData, buildDemoData } from "../../../src/demo/data.js";
 import { FULL_PLAN } from "../../../src/demo/layout.js";
 import {
   loggedAnswerBook,
+  recordedAnswerBook,
   scoreRehearsalsAgainstLogs,
   withLoggedRehearseReward,
 } from "../../../src/demo/logged-answers.js";
@@ -70,6 +71,36 @@ describe("loggedAnswerBook: the past agent's logs on the untouched worlds", () =
       { task, run: { ...run, turns: [{ ...run.turns[0]!, calls: [other] }] } },
     ]);
     expect(two.has(key(lookup.call))).toBe(false);
+  });
+});
+
+describe("recordedAnswerBook: the RL tasks' own recorded calls (rehearseReward: recorded)", () => {
+  it("answers as the RL tasks' world does; under worldDrift, the new snapshot where the logs say otherwise", () => {
+    const drifted = armData({ ...FULL_PLAN, experiments: { worldDrift: 0.5 } }, 1, data);
+    const tasks = Object.values(drifted.train).flat();
+    const recorded = recordedAnswerBook(tasks);
+    const taskOf = new Map(tasks.map((t) => [worldKey(t)!, t]));
+    const oldKey = (key: string) => key.replace(/~\S+/, "");
+    let contradicts = 0;
+    for (const [key, answer] of recorded) {
+      const [world, name, ...args] = key.split(" ");
+      const call = { id: "c", name: name!, arguments: JSON.parse(args.join(" ")) as Record<string, unknown> };
+      expect(
+        canonicalJson(toolworldResultValue(createToolworldEnv(taskOf.get(world!)!).callSync(call))),
+        key,
+      ).toBe(answer);
+      const logged = book.get(oldKey(key));
+      if (logged !== undefined && logged !== answer) contradicts++;
+    }
+    expect(recorded.size).toBeGreaterThan(300);
+    // the drift is what the logs cannot tell: some of the same calls answer differently now
+    expect(contradicts).toBeGreaterThan(10);
+    // without drift, the tasks' recorded answers never contradict the logs (one world)
+    const undrifted = recordedAnswerBook(Object.values(data.train).flat());
+    for (const [key, answer] of undrifted) {
+      const logged = book.get(key);
+      if (logged !== undefined) expect(logged, key).toBe(answer);
+    }
   });
 });
 
