@@ -92,16 +92,16 @@ export const SetupCallZ = z.object({ name: z.string().min(1), arguments: z.recor
  * connects over streamable HTTP (`url`); `${EPISODE_DIR}` in args, env or cwd is replaced by a fresh
  * empty directory per episode, so stateful servers start clean.
  */
+/** A toolworld env's newer snapshot of its world (`WorldDrift` in envs/toolworld/state.ts). */
+export const WorldDriftZ = z.object({ seed: z.number().int(), share: z.number().min(0).max(1) }).strict();
+
 export const TaskEnvZ = z.discriminatedUnion("kind", [
   z
     .object({
       kind: z.literal("toolworld"),
       domain: z.string().optional(),
       seed: z.number().int(),
-      drift: z
-        .object({ seed: z.number().int(), share: z.number().min(0).max(1) })
-        .strict()
-        .optional(),
+      drift: WorldDriftZ.optional(),
     })
     .strict(),
   z.object({ kind: z.literal("tau2"), domain: z.string(), task_id: z.string().optional() }).strict(),

@@ -101,9 +101,9 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
 
   // Every arm runs even where another failed (each starts from the SFT checkpoint alone); the
   // failures are reported as they happen and thrown together once the seed's other arms are done.
-  // once a seed, for every rehearsal arm: the answers of the logs SFT trained on
   // the worldDrift experiment: RL and evaluation on a newer snapshot of the worlds SFT's logs saw
   data = armData(plan, seed, data);
+  // once a seed, for every rehearsal arm: the answers rehearsals are scored against, if any
   const loggedAnswers = rehearseAnswerBook(plan, sft, data);
   const settled = await mapConcurrent(ctx.specs, Math.max(1, plan.armJobs ?? 1), async (spec) => {
     try {

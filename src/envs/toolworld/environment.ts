@@ -1,6 +1,6 @@
 import { EnvaceError } from "../../core/errors.js";
 import type { ToolCall } from "../../core/messages.js";
-import type { Task } from "../../core/task.js";
+import { WorldDriftZ, type Task } from "../../core/task.js";
 import type { ToolResult, ToolSchema } from "../../core/tools.js";
 import { validateToolCall } from "../../core/validate-tool-call.js";
 import type { Environment } from "../env.js";
@@ -87,20 +87,14 @@ export function worldOf(task: Task): ToolworldWorld {
 
 function driftOf(taskId: string, drift: unknown): WorldDrift | undefined {
   if (drift === undefined) return undefined;
-  const d = drift as { seed?: unknown; share?: unknown };
-  const share = d.share;
-  if (
-    typeof d.seed !== "number" ||
-    !Number.isInteger(d.seed) ||
-    typeof share !== "number" ||
-    !(share >= 0 && share <= 1)
-  ) {
+  const parsed = WorldDriftZ.safeParse(drift);
+  if (!parsed.success) {
     throw new EnvaceError(
       "INVALID_TASK_FILE",
       `task ${taskId}: env.drift must be {seed: integer, share: number in [0, 1]}`,
     );
   }
-  return { seed: d.seed, share };
+  return parsed.data;
 }
 
 /** A tool result as a JSON value: the parsed object, or `{error}` for a failed call (examples use this). */
