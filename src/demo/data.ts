@@ -8,7 +8,7 @@ import {
 } from "../envs/toolworld/index.js";
 import { buildRehearsalPrompt } from "../rollout/rehearsal-prompt.js";
 import { toolIndex } from "./policy-view.js";
-import { callKey, lentCalls } from "./worlds.js";
+import { callKey, lentCalls, worldKey } from "./worlds.js";
 import { stratifiedPick } from "./stratify.js";
 import {
   ENV_DOMAIN,
@@ -187,8 +187,9 @@ export const LENT_TASKS = 3;
 export function borrowExamples(tasks: readonly Task[], pool: readonly Task[]): Task[] {
   return tasks.map((task) => {
     const own = new Set(task.examples.map(callKey));
-    const world = (t: Task) => (t.env && "seed" in t.env ? t.env.seed : undefined);
-    const lenders = pool.filter((o) => o.id !== task.id && world(o) === world(task)).slice(0, LENT_TASKS);
+    const lenders = pool
+      .filter((o) => o.id !== task.id && worldKey(o) === worldKey(task))
+      .slice(0, LENT_TASKS);
     return { ...task, examples: lentCalls(lenders, own) };
   });
 }

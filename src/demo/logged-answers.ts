@@ -1,6 +1,6 @@
 import { canonicalJson } from "../core/canonical-json.js";
-import type { Task } from "../core/task.js";
-import { domainSpec, goldSolve, writeToolNames, type GoldRun } from "../envs/toolworld/index.js";
+import type { Example, Task } from "../core/task.js";
+import { domainSpec, writeToolNames, type GoldRun } from "../envs/toolworld/index.js";
 import { parseMaybeJson } from "../bench/fidelity.js";
 import type { EpisodeResult } from "../rollout/types.js";
 import type { EpisodeSampler } from "../train/loop.js";
@@ -19,12 +19,34 @@ import { callKey, worldKey } from "./worlds.js";
 export type LoggedAnswerBook = ReadonlyMap<string, string>;
 
 export function loggedAnswerBook(logs: readonly { task: Task; run: GoldRun }[]): LoggedAnswerBook {
+  return answerBook(logs.map(({ task, run }) => ({ task, calls: run.turns.flatMap((t) => t.calls) })));
+}
+
+/**
+ * The same book from the RL tasks' own recorded calls (`task.examples`: the reference's
+ * `tool_call_response_map`) rather than the past agent's logs: the demo's `rehearseReward:
+ * "recorded"`. With `worldDrift` these are the new snapshot's answers, which the logs never saw.
+ */
+export function recordedAnswerBook(tasks: readonly Task[]): LoggedAnswerBook {
+  return answerBook(
+    tasks.map((task) => ({ task, calls: task.examples.map((e) => ({ call: e, result: e.result })) })),
+  );
+}
+
+/** A call with its answer, as a log or a task's recording holds it. */
+interface AnsweredCall {
+  call: Pick<Example, "name" | "arguments">;
+  result: unknown;
+}
+
+/** The book of `runs`' calls (each run's up to its first accepted write; disagreements left out). */
+function answerBook(runs: readonly { task: Task; calls: readonly AnsweredCall[] }[]): LoggedAnswerBook {
   const seen = new Map<string, string | null>();
-  for (const { task, run } of logs) {
+  for (const { task, calls } of runs) {
     const world = worldKey(task);
     if (!world) continue;
     const writes = new Set(writeToolNames(domainSpec(task.domain)));
-    for (const c of run.turns.flatMap((t) => t.calls)) {
+    for (const c of calls) {
       const key = `${world} ${callKey(c.call)}`;
       const result = canonicalJson(c.result);
       const before = seen.get(key);
@@ -35,15 +57,6 @@ export function loggedAnswerBook(logs: readonly { task: Task; run: GoldRun }[]):
   const book = new Map<string, string>();
   for (const [key, result] of seen) if (result !== null) book.set(key, result);
   return book;
-}
-
-/**
- * The same book from the RL tasks' own recorded calls (their gold runs: the reference's
- * `tool_call_response_map`) rather than the past agent's logs: the demo's `rehearseReward:
- * "recorded"`. With `worldDrift` these are the new snapshot's answers, which the logs never saw.
- */
-export function recordedAnswerBook(tasks: readonly Task[]): LoggedAnswerBook {
-  return loggedAnswerBook(tasks.map((task) => ({ task, run: goldSolve(task) })));
 }
 
 /**

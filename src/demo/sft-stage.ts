@@ -128,8 +128,9 @@ export function demoSftData(
  *
  * Recipe v14: each checkpoint takes the far-copy check on held-back logs (`copy-check.ts`); one that
  * fails it (v18: on its write calls' copy rate) is trained again on the same data from another
- * initialisation and example order, up to `plan.sftAttempts` attempts, and the best-checked attempt is returned. Attempt 0 is v13's run
- * exactly (same key, so its cached checkpoints are reused); attempt k is cached under `-a<k>`.
+ * initialisation and example order, up to `plan.sftAttempts` attempts, and the best-checked attempt
+ * is returned. Attempt 0 is v13's run exactly (same key, so its cached checkpoints are reused);
+ * attempt k is cached under `-a<k>`.
  */
 export async function sftCheckpoint(
   data: DemoData,

@@ -8,7 +8,6 @@ describe("toolworld drift: a newer snapshot of a world", () => {
   const seeds = Array.from({ length: 40 }, (_, i) => 1000 + i);
 
   it("keeps owners, items and details, and moves statuses only, always to another status", () => {
-    let moved = 0;
     let items = 0;
     for (const s of seeds) {
       const base = buildState(bank, s);
@@ -21,10 +20,9 @@ describe("toolworld drift: a newer snapshot of a world", () => {
         expect(d.status).not.toBe(item.status);
         expect(bank.item.initialStatuses).toContain(d.status);
         items++;
-        moved++;
       }
     }
-    expect(moved).toBe(items);
+    expect(items).toBeGreaterThan(seeds.length); // every world has items, and each one moved
   });
 
   it("moves about `share` of the items, the same ones for the same seed, others for another", () => {
