@@ -8,7 +8,7 @@ import type { DemoResults } from "../report/results.js";
 import type { StepMetrics } from "../train/step-metrics.js";
 import { armResult, testTimeOverSeeds, type ArmRun } from "./aggregate.js";
 import { armSpecs, type ArmName } from "./arms.js";
-import { copyRate } from "./copy-check.js";
+import { COPY_CHECK_MIN, copyRate } from "./copy-check.js";
 import { demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN, withRlSteps, type DemoPlan } from "./layout.js";
 import { armsFailed, GATE, gatePassed, runSeed } from "./run-seed.js";
 import type { SftProgress } from "./sft-stage.js";
@@ -134,6 +134,8 @@ export async function runDemo(
         reply: copyRate(g.check.reply),
         passed: g.check.passed,
         reply_met: g.check.replyMet,
+        write_level: COPY_CHECK_MIN.write,
+        reply_level: COPY_CHECK_MIN.reply,
       },
       sft_attempts: g.attempts,
     })),

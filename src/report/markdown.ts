@@ -184,13 +184,15 @@ export function resultsMarkdown(r: DemoResults): string {
  * under its level (reported, not retrained), and the SFT runs it took.
  */
 function copyCheckCell(s: {
-  copy_check?: { write: number; reply: number; passed: boolean; reply_met?: boolean };
+  copy_check?: { write: number; reply: number; passed: boolean; reply_met?: boolean; reply_level?: number };
   sft_attempts?: number;
 }): string {
   if (!s.copy_check) return "–";
   const c = s.copy_check;
   const runs = s.sft_attempts ?? 1;
-  const replies = c.reply_met === false ? " (replies under their level: reported, not retrained)" : "";
+  // the level as the CLI's progress line names it; older results files do not carry it
+  const level = c.reply_level === undefined ? "their level" : `${(100 * c.reply_level).toFixed(0)}%`;
+  const replies = c.reply_met === false ? ` (replies under ${level}: reported, not retrained)` : "";
   return (
     `${(100 * c.write).toFixed(0)} / ${(100 * c.reply).toFixed(0)} ${c.passed ? "passed" : "NOT met"}${replies}, ` +
     `${runs} SFT run${runs === 1 ? "" : "s"}`

@@ -131,7 +131,8 @@ export const DemoResultsZ = z.object({
           flawed_traces: z.number().optional(),
           /**
            * The kept checkpoint's far-copy check on held-back logs (recipe v14): rates, the verdict
-           * (v18: the write rate's) and whether the reply rate reached its level (reported only).
+           * (v18: the write rate's), whether the reply rate reached its level (reported only) and
+           * the levels themselves (results files before session 39 lack them).
            */
           copy_check: z
             .object({
@@ -139,6 +140,8 @@ export const DemoResultsZ = z.object({
               reply: z.number(),
               passed: z.boolean(),
               reply_met: z.boolean().optional(),
+              write_level: z.number().optional(),
+              reply_level: z.number().optional(),
             })
             .optional(),
           /** SFT runs made for this seed (a run failing the copy check on writes is made again). */

@@ -96,6 +96,7 @@ describe("envace demo --quick --json", () => {
     // recipe v18: the write rate decides; the reply rate's level is reported beside it
     expect(check.passed).toBe(check.write >= COPY_CHECK_MIN.write);
     expect(check.reply_met).toBe(check.reply >= COPY_CHECK_MIN.reply);
+    expect([check.write_level, check.reply_level]).toEqual([COPY_CHECK_MIN.write, COPY_CHECK_MIN.reply]);
     expect(gate.per_seed![0]!.sft_attempts).toBe(1);
     // …and its progress line (plain lines, as stderr is not a terminal here)
     const { write, reply } = results.sft_gate.per_seed![0]!.copy_check!;

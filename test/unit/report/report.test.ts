@@ -146,7 +146,13 @@ describe("report", () => {
     const { results } = makeDemoRunDir();
     const seed = (
       n: number,
-      copy_check: { write: number; reply: number; passed: boolean; reply_met?: boolean },
+      copy_check: {
+        write: number;
+        reply: number;
+        passed: boolean;
+        reply_met?: boolean;
+        reply_level?: number;
+      },
       sft_attempts: number,
     ) => ({
       seed: n,
@@ -168,11 +174,21 @@ describe("report", () => {
     expect(md).toContain("| 50 / 90 NOT met, 3 SFT runs | passed |");
     const one = resultsMarkdown({ ...results, sft_gate: { ...results.sft_gate, per_seed: [retried] } });
     expect(one).toContain("Far-copy check on held-back logs: 50 / 90 NOT met, 3 SFT runs.");
-    // recipe v18: a reply rate under its level is reported, the run kept
-    const replies = seed(2, { write: 1, reply: 0.72, passed: true, reply_met: false }, 1);
-    const low = resultsMarkdown({ ...results, sft_gate: { ...results.sft_gate, per_seed: [replies] } });
-    expect(low).toContain(
-      "Far-copy check on held-back logs: 100 / 72 passed (replies under their level: reported, not retrained), 1 SFT run.",
+    // recipe v18: a reply rate under its level is reported (the level named, as the CLI names it),
+    // the run kept; a results file from before the levels were recorded still reads
+    const low = (reply_level?: number) =>
+      resultsMarkdown({
+        ...results,
+        sft_gate: {
+          ...results.sft_gate,
+          per_seed: [seed(2, { write: 1, reply: 0.72, passed: true, reply_met: false, reply_level }, 1)],
+        },
+      });
+    expect(low(0.75)).toContain(
+      "Far-copy check on held-back logs: 100 / 72 passed (replies under 75%: reported, not retrained), 1 SFT run.",
+    );
+    expect(low()).toContain(
+      "100 / 72 passed (replies under their level: reported, not retrained), 1 SFT run.",
     );
   });
 
