@@ -45,6 +45,34 @@ export interface DemoData {
  * data RL trains and is evaluated on, while SFT keeps the undrifted logs).
  */
 export function buildDemoData(plan: DemoPlan, seed: number, drift?: WorldDrift): DemoData {
+  const tasks = demoTasks(plan, seed, drift);
+  // The tokenizer learns from training tasks only, plus the held-out domain's tool schemas (what a
+  // deployment would know of a new domain); entities are whole tokens through the vocabulary.
+  const heldoutTools = tasks.eval.heldout_domain[0]?.tools ?? [];
+  const trainTasks = Object.values(tasks.train).flat();
+  const corpus =
+    toolworldCorpus(trainTasks) +
+    heldoutTools.map((t) => JSON.stringify(t)).join("\n") +
+    "\n" +
+    toolIndex(heldoutTools) +
+    "\n" +
+    chatTemplateLines(trainTasks).join("\n") +
+    "\n" +
+    rehearsalLines(trainTasks).join("\n") +
+    "\n";
+  return {
+    ...tasks,
+    corpus,
+    vocabulary: toolworldVocabulary(TOOLWORLD_DOMAINS, { entities: plan.entityTokens !== "pieces" }),
+  };
+}
+
+/** A run's tasks: everything of `DemoData` but what the tokenizer is built from. */
+function demoTasks(
+  plan: DemoPlan,
+  seed: number,
+  drift?: WorldDrift,
+): Omit<DemoData, "corpus" | "vocabulary"> {
   const train: Record<string, Task[]> = {};
   const worlds = runWorlds(plan, seed);
   const drifted = drift ? { drift } : {};
@@ -78,37 +106,22 @@ export function buildDemoData(plan: DemoPlan, seed: number, drift?: WorldDrift):
     envless: keyed.envless.map((t) => borrowExamples([t], train[t.domain] ?? keyed.envless)[0]!),
     heldout_domain: borrowExamples(keyed.heldout_domain, keyed.heldout_domain),
   };
-  // The tokenizer learns from training tasks only, plus the held-out domain's tool schemas (what a
-  // deployment would know of a new domain); entities are whole tokens through the vocabulary.
-  const heldoutTools = evalSets.heldout_domain[0]?.tools ?? [];
-  const trainTasks = Object.values(train).flat();
-  const corpus =
-    toolworldCorpus(trainTasks) +
-    heldoutTools.map((t) => JSON.stringify(t)).join("\n") +
-    "\n" +
-    toolIndex(heldoutTools) +
-    "\n" +
-    chatTemplateLines(trainTasks).join("\n") +
-    "\n" +
-    rehearsalLines(trainTasks).join("\n") +
-    "\n";
   return {
     train,
     eval: evalSets,
     envlessWithAnswers: keyed.envless,
     evalRequests: [...new Set(Object.values(keyed).flatMap((ts) => ts.flatMap((t) => t.user_turns)))],
-    corpus,
-    vocabulary: toolworldVocabulary(TOOLWORLD_DOMAINS, { entities: plan.entityTokens !== "pieces" }),
   };
 }
 
 /**
  * The data a run's arms train and are evaluated on: `data` itself, or with the `worldDrift`
- * experiment every task on a newer snapshot of the run's worlds (SFT keeps `data`'s logs).
+ * experiment every task on a newer snapshot of the run's worlds (SFT keeps `data`'s logs; the
+ * tokenizer's corpus and vocabulary stay `data`'s, those the SFT checkpoint was built from).
  */
 export function armData(plan: DemoPlan, seed: number, data: DemoData): DemoData {
   const share = plan.experiments?.worldDrift ?? 0;
-  return share > 0 ? buildDemoData(plan, seed, { seed, share }) : data;
+  return share > 0 ? { ...data, ...demoTasks(plan, seed, { seed, share }) } : data;
 }
 
 /** A domain's held-out tasks of a run (never a training request; the run's worlds), `salt` per set. */

@@ -247,6 +247,8 @@ describe("evaluation hygiene", () => {
     const plan = { ...QUICK_PLAN, experiments: { worldDrift: 0.5 } };
     expect(buildDemoData(plan, 7)).toEqual(data); // what SFT trains on does not see the knob
     const drifted = armData(plan, 7, data);
+    // the tokenizer stays the one the SFT checkpoint was built from
+    expect([drifted.corpus, drifted.vocabulary]).toEqual([data.corpus, data.vocabulary]);
     const all = [...Object.values(drifted.train), ...Object.values(drifted.eval)].flat();
     for (const t of all) expect(t.env).toMatchObject({ drift: { seed: 7, share: 0.5 } });
     for (const [split, tasks] of Object.entries(drifted.eval)) {
