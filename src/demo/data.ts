@@ -39,13 +39,12 @@ export interface DemoData {
 }
 
 /**
- * Every task of a run, deterministic per seed. Evaluation tasks come from the generator's
- * `heldout` split (never a training request); the held-out domain is never trained on. With
- * `drift`, every task is on a newer snapshot of the run's worlds (the `worldDrift` experiment: the
- * data RL trains and is evaluated on, while SFT keeps the undrifted logs).
+ * Every task of a run, deterministic per seed, and the tokenizer's corpus and vocabulary.
+ * Evaluation tasks come from the generator's `heldout` split (never a training request); the
+ * held-out domain is never trained on.
  */
-export function buildDemoData(plan: DemoPlan, seed: number, drift?: WorldDrift): DemoData {
-  const tasks = demoTasks(plan, seed, drift);
+export function buildDemoData(plan: DemoPlan, seed: number): DemoData {
+  const tasks = demoTasks(plan, seed);
   // The tokenizer learns from training tasks only, plus the held-out domain's tool schemas (what a
   // deployment would know of a new domain); entities are whole tokens through the vocabulary.
   const heldoutTools = tasks.eval.heldout_domain[0]?.tools ?? [];
@@ -67,7 +66,10 @@ export function buildDemoData(plan: DemoPlan, seed: number, drift?: WorldDrift):
   };
 }
 
-/** A run's tasks: everything of `DemoData` but what the tokenizer is built from. */
+/**
+ * A run's tasks: everything of `DemoData` but what the tokenizer is built from. With `drift`, every
+ * task is on a newer snapshot of the run's worlds (the `worldDrift` experiment, `armData`).
+ */
 function demoTasks(
   plan: DemoPlan,
   seed: number,
