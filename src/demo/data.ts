@@ -126,6 +126,19 @@ export function armData(plan: DemoPlan, seed: number, data: DemoData): DemoData 
   return share > 0 ? { ...data, ...demoTasks(plan, seed, { seed, share }) } : data;
 }
 
+/**
+ * The results' note for a `worldDrift` run: every figure there, the SFT gate's included, is
+ * measured on the new snapshot, so a gate NOT met measures the drift as much as SFT.
+ */
+export function worldDriftNote(plan: DemoPlan): string | undefined {
+  const share = plan.experiments?.worldDrift ?? 0;
+  if (share <= 0) return undefined;
+  return (
+    `worldDrift experiment (share ${share}): SFT trained on the logs' worlds; RL and every evaluation, ` +
+    "the SFT gate's figures included, ran on a newer snapshot, so the gate measures the drift as much as SFT."
+  );
+}
+
 /** A domain's held-out tasks of a run (never a training request; the run's worlds), `salt` per set. */
 function heldoutTasks(
   plan: DemoPlan,

@@ -9,6 +9,7 @@ import type { StepMetrics } from "../train/step-metrics.js";
 import { armResult, testTimeOverSeeds, type ArmRun } from "./aggregate.js";
 import { armSpecs, type ArmName } from "./arms.js";
 import { COPY_CHECK_MIN, copyRate } from "./copy-check.js";
+import { worldDriftNote } from "./data.js";
 import { demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN, withRlSteps, type DemoPlan } from "./layout.js";
 import { armsFailed, GATE, gatePassed, runSeed } from "./run-seed.js";
 import type { SftProgress } from "./sft-stage.js";
@@ -152,6 +153,8 @@ export async function runDemo(
         (opts.quick ? " (--quick trains far too little to pass it; run the full demo.)" : ""),
     );
   }
+  const drift = worldDriftNote(plan);
+  if (drift) notes.push(drift);
   const results: DemoResults = {
     minutes: (Date.now() - t0) / 60000,
     report: join(out, "report.html"),

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { armResult, pooled } from "../../../src/demo/aggregate.js";
 import { armSpecs } from "../../../src/demo/arms.js";
-import { armData, borrowWithinDomains, buildDemoData, pyJson } from "../../../src/demo/data.js";
+import {
+  armData,
+  borrowWithinDomains,
+  buildDemoData,
+  pyJson,
+  worldDriftNote,
+} from "../../../src/demo/data.js";
 import {
   ENV_DOMAIN,
   ENVLESS_DOMAINS,
@@ -249,6 +255,9 @@ describe("evaluation hygiene", () => {
     const drifted = armData(plan, 7, data);
     // the tokenizer stays the one the SFT checkpoint was built from
     expect([drifted.corpus, drifted.vocabulary]).toEqual([data.corpus, data.vocabulary]);
+    // the results say the gate was measured on the new snapshot; without the knob, nothing
+    expect(worldDriftNote(plan)).toContain("SFT gate's figures included, ran on a newer snapshot");
+    expect(worldDriftNote(QUICK_PLAN)).toBeUndefined();
     const all = [...Object.values(drifted.train), ...Object.values(drifted.eval)].flat();
     for (const t of all) expect(t.env).toMatchObject({ drift: { seed: 7, share: 0.5 } });
     for (const [split, tasks] of Object.entries(drifted.eval)) {
