@@ -87,14 +87,14 @@ export const TraceZ = z.object({ messages: z.array(TraceMessageZ).min(1) }).stri
 /** A call run at the start of every episode against a real environment (its declared reset). */
 export const SetupCallZ = z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) });
 
+/** A toolworld env's newer snapshot of its world (`WorldDrift` in envs/toolworld/state.ts). */
+export const WorldDriftZ = z.object({ seed: z.number().int(), share: z.number().min(0).max(1) }).strict();
+
 /**
  * The task's real environment. `mcp` starts a fresh server over stdio per episode (`command`), or
  * connects over streamable HTTP (`url`); `${EPISODE_DIR}` in args, env or cwd is replaced by a fresh
  * empty directory per episode, so stateful servers start clean.
  */
-/** A toolworld env's newer snapshot of its world (`WorldDrift` in envs/toolworld/state.ts). */
-export const WorldDriftZ = z.object({ seed: z.number().int(), share: z.number().min(0).max(1) }).strict();
-
 export const TaskEnvZ = z.discriminatedUnion("kind", [
   z
     .object({

@@ -1,5 +1,8 @@
 import type { DemoResults, MeanCIJson } from "./results.js";
 
+/** One seed's row of the SFT gate, as the results file holds it. */
+type SeedGateRow = NonNullable<DemoResults["sft_gate"]["per_seed"]>[number];
+
 function pct(m: MeanCIJson | null | undefined): string {
   if (!m || m.mean === null) return "–";
   const base = (100 * m.mean).toFixed(1);
@@ -183,10 +186,7 @@ export function resultsMarkdown(r: DemoResults): string {
  * A seed's far-copy check: write / reply copy rates, its verdict (v18: on writes), a reply rate
  * under its level (reported, not retrained), and the SFT runs it took.
  */
-function copyCheckCell(s: {
-  copy_check?: { write: number; reply: number; passed: boolean; reply_met?: boolean; reply_level?: number };
-  sft_attempts?: number;
-}): string {
+function copyCheckCell(s: Pick<SeedGateRow, "copy_check" | "sft_attempts">): string {
   if (!s.copy_check) return "–";
   const c = s.copy_check;
   const runs = s.sft_attempts ?? 1;
