@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { Command } from "commander";
 import * as report from "./commands/report.js";
 import * as mcp from "./commands/mcp.js";
 import * as data from "./commands/data.js";
@@ -23,6 +23,21 @@ const commands: { register(program: Command): void }[] = [
   report,
 ];
 
-export function registerCommands(program: Command): void {
+function registerCommands(program: Command): void {
   for (const c of commands) c.register(program);
+}
+
+/** The `envace` program with every subcommand registered (main.ts parses argv with it; tests walk it). */
+export function envaceProgram(): Command {
+  const program = new Command();
+  program
+    .name("envace")
+    .description(
+      "Train and run tool-using LLM agents by world rehearsal (EnvACE): the policy acts, then rehearses " +
+        "the environment's response, and both roles learn from task success with role-wise GRPO.",
+    )
+    .version("0.1.0")
+    .showHelpAfterError();
+  registerCommands(program);
+  return program;
 }

@@ -16,8 +16,8 @@ export function register(program: Command): void {
   data
     .command("fetch")
     .description(
-      `Download a benchmark's data (${BENCHMARKS.join(", ")}) from its upstream GitHub repository\n` +
-        "into DIR/<bench>/, laid out as the loaders' --data option expects. Files already there are\n" +
+      `Download a benchmark's data (${BENCHMARKS.join(", ")}) from its upstream GitHub repository ` +
+        "into DIR/<bench>/, laid out as the loaders' --data option expects. Files already there are " +
         "kept, so an interrupted run can simply be run again.",
     )
     .argument("<bench>", BENCHMARKS.join("|"))

@@ -51,7 +51,7 @@ export function register(program: Command): void {
   program
     .command("demo")
     .description(
-      "Run the whole method on a laptop CPU: tiny model, SFT on recorded traces, RL arms (sft, real,\n" +
+      "Run the whole method on a laptop CPU: tiny model, SFT on recorded traces, RL arms (sft, real, " +
         "simulator, envace, envace_anchored, real_all), evaluation in the real environments, report.",
     )
     .option(

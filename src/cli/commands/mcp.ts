@@ -15,10 +15,16 @@ export function register(program: Command): void {
   const mcp = program.command("mcp").description("Work with MCP servers (Model Context Protocol).");
   mcp
     .command("tools")
-    .description(
-      "List an MCP server's tools as envace tool schemas.\n" +
-        "  envace mcp tools [--json] -- COMMAND ARGS…   (stdio: starts the server, then stops it)\n" +
+    .description("List an MCP server's tools as envace tool schemas.")
+    // usage lines go after the options, where commander prints them as written (it re-wraps a description)
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Forms:",
+        "  envace mcp tools [--json] -- COMMAND ARGS…   (stdio: starts the server, then stops it)",
         "  envace mcp tools [--json] --url URL          (streamable HTTP)",
+      ].join("\n"),
     )
     .argument("[command...]", "server command line (after --)")
     .option("--json", "print a JSON array of {name, description, parameters}")
