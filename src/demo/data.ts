@@ -116,13 +116,18 @@ function demoTasks(
   };
 }
 
+/** The share of items whose status moved in the arms' snapshot (the `worldDrift` experiment); 0 without it. */
+function worldDriftShare(plan: DemoPlan): number {
+  return plan.experiments?.worldDrift ?? 0;
+}
+
 /**
  * The data a run's arms train and are evaluated on: `data` itself, or with the `worldDrift`
  * experiment every task on a newer snapshot of the run's worlds (SFT keeps `data`'s logs; the
  * tokenizer's corpus and vocabulary stay `data`'s, those the SFT checkpoint was built from).
  */
 export function armData(plan: DemoPlan, seed: number, data: DemoData): DemoData {
-  const share = plan.experiments?.worldDrift ?? 0;
+  const share = worldDriftShare(plan);
   return share > 0 ? { ...data, ...demoTasks(plan, seed, { seed, share }) } : data;
 }
 
@@ -131,7 +136,7 @@ export function armData(plan: DemoPlan, seed: number, data: DemoData): DemoData 
  * measured on the new snapshot, so a gate NOT met measures the drift as much as SFT.
  */
 export function worldDriftNote(plan: DemoPlan): string | undefined {
-  const share = plan.experiments?.worldDrift ?? 0;
+  const share = worldDriftShare(plan);
   if (share <= 0) return undefined;
   return (
     `worldDrift experiment (share ${share}): SFT trained on the logs' worlds; RL and every evaluation, ` +

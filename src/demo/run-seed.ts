@@ -99,12 +99,12 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
   }
   onEvent({ kind: "sft", seed, progress: { phase: "save" }, cached: sft.cached });
 
-  // Every arm runs even where another failed (each starts from the SFT checkpoint alone); the
-  // failures are reported as they happen and thrown together once the seed's other arms are done.
   // the worldDrift experiment: RL and evaluation on a newer snapshot of the worlds SFT's logs saw
   data = armData(plan, seed, data);
   // once a seed, for every rehearsal arm: the answers rehearsals are scored against, if any
   const loggedAnswers = rehearseAnswerBook(plan, sft, data);
+  // Every arm runs even where another failed (each starts from the SFT checkpoint alone); the
+  // failures are reported as they happen and thrown together once the seed's other arms are done.
   const settled = await mapConcurrent(ctx.specs, Math.max(1, plan.armJobs ?? 1), async (spec) => {
     try {
       return { arm: await keptOrRun({ spec, seed, data, sft, loggedAnswers }, ctx) };

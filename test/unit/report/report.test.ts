@@ -10,7 +10,11 @@ import {
   resultsMarkdown,
   writeReport,
 } from "../../../src/report/index.js";
+import type { DemoResults } from "../../../src/report/index.js";
 import { makeDemoRunDir } from "../../helpers/demo-run-fixture.js";
+
+/** A seed's far-copy check as the results schema has it (so a new field reaches this test's rows). */
+type CopyCheck = NonNullable<NonNullable<DemoResults["sft_gate"]["per_seed"]>[number]["copy_check"]>;
 
 describe("meanCI", () => {
   it("matches a hand-computed t interval", () => {
@@ -144,17 +148,7 @@ describe("report", () => {
 
   it("shows each seed's far-copy check and the SFT runs it took (recipe v14)", () => {
     const { results } = makeDemoRunDir();
-    const seed = (
-      n: number,
-      copy_check: {
-        write: number;
-        reply: number;
-        passed: boolean;
-        reply_met?: boolean;
-        reply_level?: number;
-      },
-      sft_attempts: number,
-    ) => ({
+    const seed = (n: number, copy_check: CopyCheck, sft_attempts: number) => ({
       seed: n,
       first_call_copy: 1,
       write_call_copy: 0.9,
