@@ -8,6 +8,7 @@ import { COPY_CHECK_MIN } from "../../demo/copy-check.js";
 import { runDemo, type DemoEvent } from "../../demo/pipeline.js";
 import { DEMO_REHEARSAL_PROMPTS, demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN } from "../../demo/layout.js";
 import { resultsMarkdown } from "../../report/markdown.js";
+import { outputDirProblem } from "../output-dir.js";
 
 interface DemoFlags {
   quick?: boolean;
@@ -134,6 +135,11 @@ export function register(program: Command): void {
         process.exit(2);
       }
       const out = flags.out ?? join("runs", `demo-${timestamp()}`);
+      const badDir = outputDirProblem("--out", out) ?? outputDirProblem("--cache", flags.cache);
+      if (badDir) {
+        process.stderr.write(`envace demo: ${badDir}\n`);
+        process.exit(2);
+      }
       await ensureWorkerEnv({ quiet: true });
       const progress = progressRenderer();
       let results;

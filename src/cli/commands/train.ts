@@ -7,6 +7,7 @@ import { deterministicConfig, resumeWarnings } from "../../train/deterministic.j
 import { trainFromConfig } from "../../train/run.js";
 import { stepWarnings } from "../../train/preflight.js";
 import { writeRunInfo } from "../../train/run-info.js";
+import { outputDirProblem } from "../output-dir.js";
 import { trainProgress } from "../train-progress.js";
 
 interface TrainFlags {
@@ -41,6 +42,8 @@ export function register(program: Command): void {
     .option("--json", "print a final summary object on stdout")
     .option("--verbose", "echo the worker's log to stderr")
     .action(async (flags: TrainFlags) => {
+      const badOut = outputDirProblem("--out", flags.out);
+      if (badOut) throw new EnvaceError("INVALID_CONFIG", badOut);
       const loaded = loadTrainConfig(flags.config);
       // Resolved here so that config.resolved.json records what ran (concurrency 1, worker args).
       const config = deterministicConfig(flags.deterministic ? { ...loaded, deterministic: true } : loaded);

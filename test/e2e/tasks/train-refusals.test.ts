@@ -48,6 +48,17 @@ describe("envace train refuses runs that would train nothing, before starting a 
     });
   });
 
+  it("an --out that is a file, before reading the config", async () => {
+    const taken = join(dir, "taken");
+    writeFileSync(taken, "not a folder");
+    await expect(
+      envace(["train", "--config", join(dir, "missing.json"), "--out", taken]),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`[INVALID_CONFIG] --out ${taken} is a file, not a folder`),
+    });
+  });
+
   it("--resume on a directory with no checkpoint", async () => {
     await expect(
       envace(["train", "--config", config, "--out", join(dir, "empty"), "--resume"]),
