@@ -17,6 +17,7 @@ import { vitaBenchRunner } from "../../bench/vita/bench-runner.js";
 import { finmcpBenchRunner } from "../../bench/finmcp/bench-runner.js";
 import { suiteBenchRunner } from "../../bench/suite/paper-suite.js";
 import { bfclBenchRunner, formatBfclSummary } from "../../bench/bfcl/bench-runner.js";
+import { flagsBenchIgnores } from "../bench-only-flags.js";
 
 // Built-in benches: one line each (toolworld, bfcl, … register here too).
 const loadTau2 = (name: string, dataRoot: string) => loadTau2Domain(name as Tau2DomainName, dataRoot);
@@ -151,6 +152,11 @@ async function runEval(o: EvalCliOptions): Promise<number> {
       .map(([, r]) => r.describe)
       .join("; ");
     process.stderr.write(`envace eval: unknown bench "${benchName}". Known: ${known}\n`);
+    return USAGE_EXIT_CODE;
+  }
+  const ignored = flagsBenchIgnores(name ?? "", o);
+  if (ignored) {
+    process.stderr.write(`envace eval: ${ignored}\n`);
     return USAGE_EXIT_CODE;
   }
   const bar = new cliProgress.SingleBar(

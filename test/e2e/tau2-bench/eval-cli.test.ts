@@ -190,6 +190,15 @@ describe("envace eval --bench tau2:*", () => {
       [["--bench", "tau2:mock", "--policy", "gold", "--split", "nope"], /unknown split "nope".*base/],
       [["--bench", "tau2:mock", "--policy", "smart"], /unknown --policy "smart"/],
       [["--bench", "tau2:mock", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"], /user simulator/],
+      // an option only other benches read is refused, not silently ignored
+      [
+        ["--bench", "tau2:mock", "--policy", "gold", "--lang", "zh"],
+        /tau2 does not read --lang \(vita only\)/,
+      ],
+      [
+        ["--bench", "toolworld:bank", "--policy", "gold", "--log-samples", "x.jsonl", "--dump-db", "d"],
+        /toolworld does not read --log-samples \(tasks only\), --dump-db \(tau2, vita only\)/,
+      ],
     ];
     for (const [args, msg] of cases) {
       const r = envace(...args);

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { flagsBenchIgnores } from "../../../src/cli/bench-only-flags.js";
+
+describe("flagsBenchIgnores", () => {
+  it("passes options the bench reads, and options every bench reads", () => {
+    expect(
+      flagsBenchIgnores("tasks", { logSamples: "s.jsonl", env: "none", judgeModel: "m" }),
+    ).toBeUndefined();
+    expect(
+      flagsBenchIgnores("vita", { lang: "zh", dumpDb: "d", userEndpoint: "u", userModel: "m" }),
+    ).toBeUndefined();
+    expect(
+      flagsBenchIgnores("toolworld", { policy: "gold", limit: 3, trials: 2, apiKey: "k" }),
+    ).toBeUndefined();
+  });
+
+  it("names each option the bench would ignore, with the benches that read it", () => {
+    expect(flagsBenchIgnores("toolworld", { logSamples: "s.jsonl", maxErrors: 3 })).toBe(
+      "toolworld does not read --log-samples (tasks only), --max-errors (tau2 only)",
+    );
+    expect(flagsBenchIgnores("bfcl", { tools: "t.json" })).toBe("bfcl does not read --tools (finmcp only)");
+  });
+
+  it("lets the paper's suite take what its benches read, and nothing only task files read", () => {
+    expect(
+      flagsBenchIgnores("suite", { userEndpoint: "u", judgeEndpoint: "j", bfclMode: "fc", tools: "t.json" }),
+    ).toBeUndefined();
+    expect(flagsBenchIgnores("suite", { logSamples: "s.jsonl" })).toMatch(
+      /suite does not read --log-samples/,
+    );
+  });
+});
