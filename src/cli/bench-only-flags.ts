@@ -4,7 +4,9 @@
  * accepted and do nothing; it is refused instead. Options also set from the environment
  * (`--api-key`, `--search-api-key`) are left out: an exported key must not refuse a run.
  */
-const ONLY_FOR: readonly { key: string; flag: string; benches: readonly string[] }[] = [
+const REHEARSING = ["tau2", "vita", "bfcl", "toolworld"]; // the benches that read the test-time rehearsal flags
+
+const ONLY_FOR: readonly { key: string; flag: string; benches: readonly string[]; unset?: unknown }[] = [
   { key: "logSamples", flag: "--log-samples", benches: ["tasks"] },
   { key: "env", flag: "--env", benches: ["tasks"] },
   { key: "dumpDb", flag: "--dump-db", benches: ["tau2", "vita"] },
@@ -19,6 +21,16 @@ const ONLY_FOR: readonly { key: string; flag: string; benches: readonly string[]
   { key: "embeddingEndpoint", flag: "--embedding-endpoint", benches: ["bfcl"] },
   { key: "embeddingModel", flag: "--embedding-model", benches: ["bfcl"] },
   { key: "searchEndpoint", flag: "--search-endpoint", benches: ["bfcl"] },
+  { key: "checkpoint", flag: "--checkpoint", benches: ["tau2", "vita", "tasks", "toolworld"] },
+  { key: "rehearsal", flag: "--rehearsal", benches: REHEARSING, unset: "none" },
+  { key: "memory", flag: "--memory", benches: REHEARSING },
+  { key: "rehearsalScope", flag: "--rehearsal-scope", benches: REHEARSING },
+  { key: "rehearsalMaxTokens", flag: "--rehearsal-max-tokens", benches: REHEARSING },
+  { key: "rehearsalBudget", flag: "--rehearsal-budget", benches: REHEARSING },
+  { key: "rehearsalPrompt", flag: "--rehearsal-prompt", benches: REHEARSING },
+  { key: "rehearsalUserReplies", flag: "--rehearsal-user-replies", benches: REHEARSING },
+  { key: "guardTools", flag: "--guard-tools", benches: REHEARSING },
+  { key: "noteUse", flag: "--note-use", benches: REHEARSING },
 ];
 
 /** The paper's suite hands its options to the benches it runs, so it reads what they read. */
@@ -34,7 +46,8 @@ export function flagsBenchIgnores(
 ): string | undefined {
   const reads = (b: readonly string[]) =>
     b.includes(bench) || (bench === "suite" && b.some((p) => SUITE_PARTS.includes(p)));
-  const ignored = ONLY_FOR.filter((f) => options[f.key] !== undefined && !reads(f.benches));
+  const given = (f: (typeof ONLY_FOR)[number]) => options[f.key] !== undefined && options[f.key] !== f.unset;
+  const ignored = ONLY_FOR.filter((f) => given(f) && !reads(f.benches));
   if (ignored.length === 0) return undefined;
   return `${bench} does not read ${ignored.map((f) => `${f.flag} (${f.benches.join(", ")} only)`).join(", ")}`;
 }

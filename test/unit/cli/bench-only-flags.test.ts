@@ -19,6 +19,14 @@ describe("flagsBenchIgnores", () => {
       "toolworld does not read --log-samples (tasks only), --max-errors (tau2 only)",
     );
     expect(flagsBenchIgnores("bfcl", { tools: "t.json" })).toBe("bfcl does not read --tools (finmcp only)");
+    // test-time rehearsal: finmcp and task files run without it; --rehearsal's default "none" is no request
+    expect(flagsBenchIgnores("finmcp", { rehearsal: "none" })).toBeUndefined();
+    expect(flagsBenchIgnores("tasks", { rehearsal: "parallel:4", guardTools: "w" })).toBe(
+      "tasks does not read --rehearsal (tau2, vita, bfcl, toolworld only), --guard-tools (tau2, vita, bfcl, toolworld only)",
+    );
+    expect(flagsBenchIgnores("bfcl", { checkpoint: "dir" })).toMatch(
+      /--checkpoint \(tau2, vita, tasks, toolworld only\)/,
+    );
   });
 
   it("lets the paper's suite take what its benches read, and nothing only task files read", () => {
