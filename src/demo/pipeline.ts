@@ -8,6 +8,7 @@ import type { DemoResults } from "../report/results.js";
 import type { StepMetrics } from "../train/step-metrics.js";
 import { armResult, testTimeOverSeeds, type ArmRun } from "./aggregate.js";
 import { armSpecs, type ArmName } from "./arms.js";
+import { codeVersion } from "./code-version.js";
 import { COPY_CHECK_MIN, copyRate } from "./copy-check.js";
 import { worldDriftNote } from "./data.js";
 import { demoRehearsalPrompt, FULL_PLAN, QUICK_PLAN, withRlSteps, type DemoPlan } from "./layout.js";
@@ -74,6 +75,9 @@ export async function runDemo(
   onEvent: (e: DemoEvent) => void = () => {},
 ): Promise<DemoResults> {
   const t0 = Date.now();
+  // the code's fingerprint (arm results' key) taken now, from the code this process loaded: a build
+  // during the run (SFT alone takes ~15 min) must not label its arms with the new code's
+  codeVersion();
   const base: DemoPlan = { ...(opts.quick ? QUICK_PLAN : FULL_PLAN), ...opts.plan };
   const plan = opts.rlSteps !== undefined ? withRlSteps(base, opts.rlSteps) : base;
   const out = resolve(opts.out);

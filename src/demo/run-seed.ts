@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { EnvaceError, errorLine } from "../core/errors.js";
 import type { TestTimeRow } from "../report/results.js";
@@ -171,8 +172,8 @@ const armDirOf = ({ spec, seed }: ArmJob, ctx: SeedContext): string =>
 
 /**
  * An arm's kept result when an earlier run with the same `--out` finished it under the same key
- * (`armResultKey`: code, plan, seed, arm, SFT checkpoint); otherwise the arm is run and its result
- * kept.
+ * (`armResultKey`: code, plan, seed, arm, SFT checkpoint); otherwise the arm's folder is cleared, the
+ * arm is run and its result kept.
  */
 async function keptOrRun(job: ArmJob, ctx: SeedContext): Promise<FinishedArm> {
   const { spec, seed, sft } = job;
@@ -184,9 +185,21 @@ async function keptOrRun(job: ArmJob, ctx: SeedContext): Promise<FinishedArm> {
     if (kept.gate) ctx.onEvent(gateEvent(kept.gate));
     return kept;
   }
+  clearArmDir(dir);
   const done = await trainAndEvaluateArm(job, dir, ctx);
   writeFinishedArm(dir, key, done);
   return done;
+}
+
+/**
+ * Clears what an unfinished or outdated run of an arm left in `dir` (its checkpoints would refuse a
+ * fresh start, its curve would be appended to), so that the arm is made again from the SFT
+ * checkpoint alone. `seed-<n>` folders are other seeds' arms (a multi-seed run into the same --out).
+ */
+function clearArmDir(dir: string): void {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return;
+  for (const entry of readdirSync(dir))
+    if (!/^seed-\d+$/.test(entry)) rmSync(join(dir, entry), { recursive: true, force: true });
 }
 
 function gateEvent(gate: SeedGate): DemoEvent {

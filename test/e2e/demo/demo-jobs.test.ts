@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -85,15 +85,16 @@ describe("envace demo --seeds 2 --jobs 2", () => {
   }, 900_000);
 
   it("says a seed whose SFT stage fails when it fails, and runs the next seed", async () => {
-    // the cache folder is a file: no SFT checkpoint can be made or read, on either seed
-    const cache = join(dir, "cache-is-a-file");
-    writeFileSync(cache, "not a folder\n");
+    // the cache folder is a link to a volume that is gone: it passes the CLI's check on paths (its
+    // folder above can hold it) but no SFT checkpoint can be made or read in it, on either seed
+    const cache = join(dir, "cache-gone");
+    symlinkSync(join(dir, "unmounted", "cache"), cache);
     const failed = await demo(1, cache).catch((e: { code: number; stderr: string }) => e);
     expect((failed as { code: number }).code).toBe(1);
     const lines = (failed as { stderr: string }).stderr.split("\n");
     const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
     // seed 5's failure is printed before seed 6 (one job: started after it) begins its data stage
-    const seed5Failed = at(/^\[seed 5\] FAILED in its SFT stage: .*ENOTDIR.*other seeds go on/);
+    const seed5Failed = at(/^\[seed 5\] FAILED in its SFT stage: .*ENOENT.*other seeds go on/);
     expect(seed5Failed, lines.join("\n").slice(0, 3000)).toBeGreaterThanOrEqual(0);
     expect(seed5Failed).toBeLessThan(at(/^\[seed 6\] data$/));
     expect(at(/^\[seed 6\] FAILED in its SFT stage: /)).toBeGreaterThan(seed5Failed);

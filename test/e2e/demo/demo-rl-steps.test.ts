@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -41,6 +41,18 @@ describe("envace demo --rl-steps", () => {
     const curve = jsonLines(join(out, "arms", "envace", "curve.jsonl"));
     expect(curve[0]!.step).toBe(0);
     expect(curve.at(-1)!.step).toBe(steps);
+
+    // an arm stopped before its result was kept (its checkpoints are there, its arm-result.json is
+    // not): the same command again makes it anew instead of refusing the checkpoints it left
+    rmSync(join(out, "arms", "envace", "arm-result.json"));
+    const again = await demo([
+      ...["--quick", "--json", "--arms", "envace", "--no-testtime", "--rl-steps", String(steps)],
+      ...["--out", out, "--cache", join(dir, "c")],
+    ]);
+    expect(again.stderr).toMatch(/\[seed 0\] arm envace done in/);
+    expect(DemoResultsZ.parse(JSON.parse(again.stdout)).arms.map((a) => a.name)).toEqual(["envace"]);
+    const redone = jsonLines(join(out, "arms", "envace", "curve.jsonl")).map((p) => p.step);
+    expect(redone).toEqual(curve.map((p) => p.step)); // one curve, not the old one and the new
   }, 900_000);
 
   it("refuses a step count that is not a positive integer", async () => {
