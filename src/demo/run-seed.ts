@@ -84,7 +84,7 @@ export async function runSeed(seed: number, ctx: SeedContext): Promise<SeedRun> 
     data = buildDemoData(plan, seed);
     stage = "SFT";
     // the SFT stage's workers (training, the copy check of a cached checkpoint) keep their output too
-    const sftLog = join(ctx.out, "sft", ...(ctx.multiSeed ? [`seed-${seed}`] : []), "worker.log");
+    const sftLog = join(ctx.out, "sft", ...(ctx.multiSeed ? [seedFolder(seed)] : []), "worker.log");
     sft = await sftCheckpoint(
       data,
       plan,
@@ -167,8 +167,12 @@ interface ArmJob {
   loggedAnswers: LoggedAnswerBook | undefined;
 }
 
+/** A seed's own folder under a stage's (SFT's, an arm's) in a multi-seed run; `SEED_FOLDER` matches any. */
+const seedFolder = (seed: number): string => `seed-${seed}`;
+const SEED_FOLDER = /^seed-\d+$/;
+
 const armDirOf = ({ spec, seed }: ArmJob, ctx: SeedContext): string =>
-  ctx.multiSeed ? join(armOutDir(ctx.out, spec.name), `seed-${seed}`) : armOutDir(ctx.out, spec.name);
+  ctx.multiSeed ? join(armOutDir(ctx.out, spec.name), seedFolder(seed)) : armOutDir(ctx.out, spec.name);
 
 /**
  * An arm's kept result when an earlier run with the same `--out` finished it under the same key
@@ -194,12 +198,12 @@ async function keptOrRun(job: ArmJob, ctx: SeedContext): Promise<FinishedArm> {
 /**
  * Clears what an unfinished or outdated run of an arm left in `dir` (its checkpoints would refuse a
  * fresh start, its curve would be appended to), so that the arm is made again from the SFT
- * checkpoint alone. `seed-<n>` folders are other seeds' arms (a multi-seed run into the same --out).
+ * checkpoint alone. Seed folders (`seedFolder`) are other seeds' arms (a multi-seed run into the same --out).
  */
 function clearArmDir(dir: string): void {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return;
   for (const entry of readdirSync(dir))
-    if (!/^seed-\d+$/.test(entry)) rmSync(join(dir, entry), { recursive: true, force: true });
+    if (!SEED_FOLDER.test(entry)) rmSync(join(dir, entry), { recursive: true, force: true });
 }
 
 function gateEvent(gate: SeedGate): DemoEvent {
