@@ -94,6 +94,11 @@ export const DOC_COMMANDS: Record<string, DocCommandEntry> = {
     script: "bench:tokenize",
     why: "times a quadratic tokenizer path on purpose (~80 s)",
   },
+  "npm run -s bench:blas-threading -- --json": {
+    kind: "script",
+    script: "bench:blas-threading",
+    why: "trains the tiny model in six fresh processes (~1 min of both cores); worker/tests/test_blas_threading.py checks the setting it times",
+  },
   "npm run -s fuzz -- --json": {
     kind: "script",
     script: "fuzz",
