@@ -144,8 +144,17 @@ export type {
   StepMetrics,
   SftExample,
 } from "./train/index.js";
-export { passHatK, passHatKs, isSuccessful, registerBench, getBench, listBenches } from "./bench/index.js";
-export type { BenchRunner, BenchSummary, EvalOptions } from "./bench/index.js";
+export {
+  passHatK,
+  passHatKs,
+  isSuccessful,
+  registerBench,
+  getBench,
+  listBenches,
+  optionsFor,
+  BENCH_ONLY_OPTIONS,
+} from "./bench/index.js";
+export type { BenchOnlyOption, BenchRunner, BenchSummary, EvalOptions } from "./bench/index.js";
 export {
   evaluateEpisode as evaluateTau2Episode,
   runEpisode as runTau2Episode,

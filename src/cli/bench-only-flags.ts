@@ -1,53 +1,39 @@
-/**
- * `envace eval` options that only some benches read. Every bench takes the same flat options and
- * reads what it understands, so without this list `--log-samples` on `toolworld:bank` (say) would be
- * accepted and do nothing; it is refused instead. Options also set from the environment
- * (`--api-key`, `--search-api-key`) are left out: an exported key must not refuse a run.
- */
-const REHEARSING = ["tau2", "vita", "bfcl", "toolworld"]; // the benches that read the test-time rehearsal flags
-
-const ONLY_FOR: readonly { key: string; flag: string; benches: readonly string[]; unset?: unknown }[] = [
-  { key: "logSamples", flag: "--log-samples", benches: ["tasks"] },
-  { key: "env", flag: "--env", benches: ["tasks"] },
-  { key: "dumpDb", flag: "--dump-db", benches: ["tau2", "vita"] },
-  { key: "maxErrors", flag: "--max-errors", benches: ["tau2"] },
-  { key: "userEndpoint", flag: "--user-endpoint", benches: ["tau2", "vita"] },
-  { key: "userModel", flag: "--user-model", benches: ["tau2", "vita"] },
-  { key: "judgeEndpoint", flag: "--judge-endpoint", benches: ["tau2", "vita", "tasks"] },
-  { key: "judgeModel", flag: "--judge-model", benches: ["tau2", "vita", "tasks"] },
-  { key: "lang", flag: "--lang", benches: ["vita"] },
-  { key: "tools", flag: "--tools", benches: ["finmcp"] },
-  { key: "bfclMode", flag: "--bfcl-mode", benches: ["bfcl"] },
-  { key: "embeddingEndpoint", flag: "--embedding-endpoint", benches: ["bfcl"] },
-  { key: "embeddingModel", flag: "--embedding-model", benches: ["bfcl"] },
-  { key: "searchEndpoint", flag: "--search-endpoint", benches: ["bfcl"] },
-  { key: "checkpoint", flag: "--checkpoint", benches: ["tau2", "vita", "tasks", "toolworld"] },
-  { key: "rehearsal", flag: "--rehearsal", benches: REHEARSING, unset: "none" },
-  { key: "memory", flag: "--memory", benches: REHEARSING },
-  { key: "rehearsalScope", flag: "--rehearsal-scope", benches: REHEARSING },
-  { key: "rehearsalMaxTokens", flag: "--rehearsal-max-tokens", benches: REHEARSING },
-  { key: "rehearsalBudget", flag: "--rehearsal-budget", benches: REHEARSING },
-  { key: "rehearsalPrompt", flag: "--rehearsal-prompt", benches: REHEARSING },
-  { key: "rehearsalUserReplies", flag: "--rehearsal-user-replies", benches: REHEARSING },
-  { key: "guardTools", flag: "--guard-tools", benches: REHEARSING },
-  { key: "noteUse", flag: "--note-use", benches: REHEARSING },
-];
-
-/** The paper's suite hands its options to the benches it runs, so it reads what they read. */
-const SUITE_PARTS = ["tau2", "vita", "bfcl", "finmcp"];
+import type { Command } from "commander";
+import { benchesReading, unreadOptions, type BenchRunner } from "../bench/registry.js";
 
 /**
- * Why `options` cannot go to `bench` (the part of `--bench` before the colon), or undefined: the
- * options given that this bench would ignore, each with the benches that read it.
+ * Why the options the user typed cannot go to `runner` (registered as `bench`), or undefined: the
+ * bench-only options it does not read (`BenchRunner.reads`), each with the benches that read it.
+ * Every bench takes the same flat options, so without this `--rehearsal` on a task file (say) would
+ * run without rehearsal and say nothing. Only typed options count (`typedOptionKeys`).
  */
 export function flagsBenchIgnores(
   bench: string,
-  options: Readonly<Record<string, unknown>>,
+  runner: BenchRunner,
+  typed: readonly string[],
 ): string | undefined {
-  const reads = (b: readonly string[]) =>
-    b.includes(bench) || (bench === "suite" && b.some((p) => SUITE_PARTS.includes(p)));
-  const given = (f: (typeof ONLY_FOR)[number]) => options[f.key] !== undefined && options[f.key] !== f.unset;
-  const ignored = ONLY_FOR.filter((f) => given(f) && !reads(f.benches));
+  const ignored = unreadOptions(runner, typed);
   if (ignored.length === 0) return undefined;
-  return `${bench} does not read ${ignored.map((f) => `${f.flag} (${f.benches.join(", ")} only)`).join(", ")}`;
+  const why = ignored.map((key) => `${flagOf(key)} (${benchesReading(key).join(", ")} only)`);
+  return `${bench} does not read ${why.join(", ")}`;
+}
+
+/**
+ * The option keys of `cmd` that the user typed with a value other than the default: a default, the
+ * default typed out (`--rehearsal none`, which every bench honours) or a value from the environment
+ * (`SERPAPI_API_KEY`) never refuses a run.
+ */
+export function typedOptionKeys(cmd: Command): string[] {
+  const values = cmd.opts();
+  return cmd.options
+    .filter((opt) => {
+      const key = opt.attributeName();
+      return cmd.getOptionValueSource(key) === "cli" && values[key] !== opt.defaultValue;
+    })
+    .map((opt) => opt.attributeName());
+}
+
+/** `logSamples` → `--log-samples`: commander's option key back to the flag the user typed. */
+function flagOf(key: string): string {
+  return "--" + key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
 }

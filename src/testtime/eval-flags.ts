@@ -30,6 +30,19 @@ export interface RehearsalEvalFlags {
   checkpoint?: string;
 }
 
+/** The option keys of the rehearsal flags (`--checkpoint` aside: some benches read it without them). */
+export const REHEARSAL_FLAG_KEYS = [
+  "rehearsal",
+  "memory",
+  "rehearsalScope",
+  "rehearsalMaxTokens",
+  "rehearsalBudget",
+  "rehearsalPrompt",
+  "rehearsalUserReplies",
+  "guardTools",
+  "noteUse",
+] as const satisfies readonly Exclude<keyof RehearsalEvalFlags, "checkpoint">[];
+
 /** The rehearsal options named by the flags; INVALID_CONFIG for malformed values. */
 export function rehearsalFromFlags(o: RehearsalEvalFlags): RehearsalOptions {
   const { mode, n } = parseRehearsalSpec(o.rehearsal ?? "none");

@@ -13,6 +13,7 @@ import {
   guardsWrites,
   rehearsalFromFlags,
   type RehearsalEvalFlags,
+  REHEARSAL_FLAG_KEYS,
 } from "../../testtime/eval-flags.js";
 import type { BfclMode } from "./model-handler.js";
 import type { BackendServices } from "../../envs/bfcl/services.js";
@@ -85,6 +86,14 @@ export function bfclBenchRunner(): BenchRunner {
   return {
     describe:
       "BFCL v4: bfcl:all|non_live|live|multi_turn|<category> (e.g. bfcl:simple_python, bfcl:multi_turn_base)",
+    reads: [
+      "bfclMode",
+      "embeddingEndpoint",
+      "embeddingModel",
+      "searchEndpoint",
+      "searchApiKey",
+      ...REHEARSAL_FLAG_KEYS,
+    ],
     async run(options: EvalOptions): Promise<BenchSummary> {
       const o = options as BfclEvalOptions;
       if (o.trials !== 1) throw usage("bfcl scores one attempt per entry; --trials must be 1");

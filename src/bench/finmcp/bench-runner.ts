@@ -62,6 +62,7 @@ function readToolSchemas(path: string): ToolSchema[] {
 export function finmcpBenchRunner(): BenchRunner {
   return {
     describe: `FinMCP-Bench: finmcp[:${Object.keys(FINMCP_FILES).join("|")}] --data PATH`,
+    reads: ["tools"],
     async run(o: EvalOptions & { tools?: string }): Promise<FinMcpSummary> {
       const variant = (o.variant || "final") as FinMcpVariant;
       if (!(variant in FINMCP_FILES))

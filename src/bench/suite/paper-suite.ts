@@ -11,7 +11,13 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { EnvaceError, isEnvaceError } from "../../core/errors.js";
 import { resolveDataDir } from "../data-dir.js";
-import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
+import {
+  optionsFor,
+  type BenchOnlyOption,
+  type BenchRunner,
+  type BenchSummary,
+  type EvalOptions,
+} from "../registry.js";
 
 export type SuiteGroup = "bfcl" | "tau2" | "vita" | "finmcp";
 
@@ -149,7 +155,7 @@ export async function runPaperSuite(
       opts.data = dir;
     }
     try {
-      const summary = await runner.run(opts);
+      const summary = await runner.run(optionsFor(runner, opts));
       const score = partScore(part.group, summary);
       const partNotRun = Array.isArray(summary.not_run) ? (summary.not_run as string[]) : undefined;
       results.push({
@@ -170,6 +176,11 @@ export async function runPaperSuite(
 export function suiteBenchRunner(getBench: (name: string) => BenchRunner | undefined): BenchRunner {
   return {
     describe: "the paper's table: suite:paper (BFCL-v4, τ², VitaBench, FinMCP-Bench)",
+    // what its parts read, asked when needed: parts may register after the suite
+    get reads(): BenchOnlyOption[] {
+      const names = new Set(PAPER_SUITE.map((p) => p.bench.split(":")[0] ?? ""));
+      return [...new Set([...names].flatMap((n) => getBench(n)?.reads ?? []))];
+    },
     async run(o: EvalOptions): Promise<BenchSummary & { table: PaperTable; markdown: string }> {
       if (o.variant !== "paper")
         throw new EnvaceError("INVALID_CONFIG", `unknown suite "${o.variant}"; use suite:paper`);

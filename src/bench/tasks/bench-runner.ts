@@ -8,12 +8,27 @@ import { llmJudge } from "../../reward/llm-judge.js";
 import { loadTasks } from "../../rollout/load-tasks.js";
 import { rehearsalResponder } from "../../rollout/model-responder.js";
 import { realResponder } from "../../rollout/real-responder.js";
-import { runEpisodes, type EpisodeJob } from "../../rollout/scheduler.js";
+import { runEpisodes, type EpisodeJob, type EpisodeProgress } from "../../rollout/scheduler.js";
 import type { EpisodeResult } from "../../rollout/types.js";
 import { openEvalModel } from "../../testtime/eval-model.js";
+import {
+  checkGuardTools,
+  guardsWrites,
+  rehearsalFromFlags,
+  REHEARSAL_FLAG_KEYS,
+  type RehearsalEvalFlags,
+} from "../../testtime/eval-flags.js";
+import {
+  emptyRehearsalStats,
+  rehearsalReport,
+  type RehearsalOptions,
+  type RehearsalReport,
+  type RehearsalStats,
+} from "../../testtime/types.js";
 import { passHatKs } from "../pass-hat-k.js";
 import type { BenchRunner, BenchSummary, EvalOptions } from "../registry.js";
 import { goldTaskModel, noopTaskModel, replayModels } from "./oracles.js";
+import { runRehearsedEpisodes, type RehearsedJob, type TrialRehearsal } from "./rehearsed-episodes.js";
 import { sampleLine, writeSamples } from "./samples-log.js";
 
 /** `--env` for task files: the tasks' own real environment, or none (rehearsed by the policy). */
@@ -30,6 +45,12 @@ export interface TaskTrialResult {
   /** Calls answered by the policy's rehearsal (with `--env none`). */
   rehearsed_calls: number;
   masked: boolean;
+  /** With `--rehearsal`: this trial's rehearsal tokens, model calls and held writes. */
+  rehearsal_tokens?: number;
+  rehearsal_calls?: number;
+  held_calls?: number;
+  /** Real calls the rehearsal attempted (refused by the guard): 0 unless something is wrong. */
+  real_calls_during_rehearsal?: number;
   error?: string;
 }
 
@@ -41,6 +62,8 @@ export interface TaskBenchSummary extends BenchSummary {
   model: string;
   endpoint: string | null;
   date: string;
+  /** Test-time rehearsal over the run (`mode: "none"` without `--rehearsal`). */
+  rehearsal: RehearsalReport;
   results: TaskTrialResult[];
 }
 
@@ -101,21 +124,47 @@ async function agentFor(o: EvalOptions & { checkpoint?: string }): Promise<Agent
 }
 
 /**
+ * `--rehearsal` and its flags for a task file: rehearsing needs the tasks' real environments (with
+ * `--env none` every call is rehearsed already), and `--guard-tools` names tools of the file (a task
+ * file does not say which of its tools write, so `writes` is refused).
+ */
+function taskRehearsal(o: RehearsalEvalFlags, tasks: readonly Task[], mode: TaskEnvMode): RehearsalOptions {
+  if (guardsWrites(o)) {
+    throw usage(
+      "--guard-tools writes: a task file does not say which tools write; name them (--guard-tools a,b)",
+    );
+  }
+  const rehearsal = rehearsalFromFlags(o);
+  const tools = [...new Set(tasks.flatMap((t) => t.tools.map((tool) => tool.name)))];
+  checkGuardTools(rehearsal, tools, "this task file");
+  if (rehearsal.mode !== "none" && mode === "none") {
+    throw usage(
+      "--rehearsal rehearses before acting in the tasks' real environments; with --env none every call is rehearsed already",
+    );
+  }
+  return rehearsal;
+}
+
+/**
  * `tasks:FILE` for `envace eval`: any task file, against each task's real environment (a fresh one
- * per episode), or with `--env none` in the world the policy rehearses for itself. Standards
- * without a rule need `--judge-endpoint`. When every episode failed on the model (a wrong URL),
- * the run is an error, not a table of zeros.
+ * per episode), or with `--env none` in the world the policy rehearses for itself. With
+ * `--rehearsal`, each episode is first rehearsed privately and then committed once in the real
+ * environment (src/testtime/). Standards without a rule need `--judge-endpoint`. When every episode
+ * failed on the model (a wrong URL), the run is an error, not a table of zeros.
  */
 export function tasksBenchRunner(): BenchRunner {
   return {
     describe: "task files: tasks:FILE.jsonl [--env real|none] (docs/tasks.md)",
+    reads: ["env", "logSamples", "judgeEndpoint", "judgeModel", "checkpoint", ...REHEARSAL_FLAG_KEYS],
     async run(opts: EvalOptions): Promise<TaskBenchSummary> {
-      const o = opts as EvalOptions & { env?: string; checkpoint?: string; logSamples?: string };
+      const o = opts as EvalOptions &
+        RehearsalEvalFlags & { env?: string; checkpoint?: string; logSamples?: string };
       if (o.variant === "") throw usage("tasks: needs a file, e.g. --bench tasks:my-tasks.jsonl");
       let tasks = await loadTasks(o.variant);
       if (o.limit !== undefined) tasks = tasks.slice(0, o.limit);
       if (tasks.length === 0) throw usage(`${o.variant}: no tasks`);
       const mode = taskEnvMode(o.env, tasks);
+      const rehearsal = taskRehearsal(o, tasks, mode);
       const needsJudge = tasks.some((t) => t.checklists.flat(2).some((s) => s.rule === undefined));
       if (needsJudge && (o.judgeEndpoint === undefined || o.judgeModel === undefined)) {
         throw usage(
@@ -132,35 +181,42 @@ export function tasksBenchRunner(): BenchRunner {
           )
         : undefined;
       const agent = await agentFor(o);
-      const jobs: EpisodeJob[] = tasks.flatMap((task) =>
-        Array.from({ length: o.trials }, (_, trial) => {
-          const policy = agent.forTask(task);
-          return {
+      const jobs: RehearsedJob[] = tasks.flatMap((task) =>
+        Array.from({ length: o.trials }, (_, trial) => ({
+          task,
+          options: {
+            policy: agent.forTask(task),
+            sample: trial,
+            temperature: 0,
+            ...(o.maxSteps !== undefined ? { maxAssistantTurns: o.maxSteps } : {}),
+            ...(judge ? { judge } : {}),
+          },
+        })),
+      );
+      o.onStart?.(jobs.length);
+      const onProgress = (done: number) => o.onProgress?.(done, jobs.length);
+      let run: { episodes: EpisodeResult[]; perTrial?: TrialRehearsal[]; total?: RehearsalStats };
+      try {
+        if (rehearsal.mode !== "none") {
+          run = await runRehearsedEpisodes(jobs, rehearsal, environmentForTask, o.concurrency, onProgress);
+        } else {
+          const plain: EpisodeJob[] = jobs.map(({ task, options }) => ({
             task,
             options: {
-              policy,
+              ...options,
               responder:
                 mode === "real"
                   ? realResponder(environmentForTask)
-                  : rehearsalResponder(policy, { temperature: 0 }),
-              sample: trial,
-              temperature: 0,
-              ...(o.maxSteps !== undefined ? { maxAssistantTurns: o.maxSteps } : {}),
-              ...(judge ? { judge } : {}),
+                  : rehearsalResponder(options.policy, { temperature: 0 }),
             },
-          };
-        }),
-      );
-      o.onStart?.(jobs.length);
-      let episodes: EpisodeResult[];
-      try {
-        episodes = await runEpisodes(jobs, {
-          concurrency: o.concurrency,
-          onProgress: (p) => o.onProgress?.(p.done, p.total),
-        });
+          }));
+          const progress = (p: EpisodeProgress) => onProgress(p.done);
+          run = { episodes: await runEpisodes(plain, { concurrency: o.concurrency, onProgress: progress }) };
+        }
       } finally {
         await agent.close();
       }
+      const episodes = run.episodes;
       const failed = episodes.filter((e) => e.endReason === "model_error");
       if (failed.length === episodes.length) {
         throw new EnvaceError(
@@ -175,7 +231,7 @@ export function tasksBenchRunner(): BenchRunner {
           episodes.map((e) => sampleLine(byId.get(e.taskId)!, e)),
         );
       }
-      const results = episodes.map((e): TaskTrialResult => ({
+      const results = episodes.map((e, i): TaskTrialResult => ({
         task_id: e.taskId,
         trial: e.sample,
         reward: e.reward ?? null,
@@ -184,6 +240,7 @@ export function tasksBenchRunner(): BenchRunner {
         env_calls: e.envCalls,
         rehearsed_calls: e.calls.filter((c) => c.source === "rehearsal").length,
         masked: e.masked,
+        ...(run.perTrial?.[i] ?? {}),
         ...(e.error ? { error: e.error } : {}),
       }));
       const scored = results.filter((r) => r.reward !== null);
@@ -204,6 +261,7 @@ export function tasksBenchRunner(): BenchRunner {
         model: agent.name,
         endpoint: agent.endpoint,
         date: new Date().toISOString(),
+        rehearsal: rehearsalReport(run.total ?? emptyRehearsalStats(rehearsal), results.length),
         results,
       };
     },

@@ -101,6 +101,7 @@ export function tau2RunOptionsFromEval(
 export function tau2BenchRunner(loadDomain: Tau2DomainLoader): BenchRunner {
   return {
     describe: `τ²-bench: ${TAU2_DOMAINS.map((d) => `tau2:${d}`).join("|")}`,
+    reads: ["dumpDb", "maxErrors", "userEndpoint", "userModel", "judgeEndpoint", "judgeModel"],
     async run(o: EvalOptions): Promise<BenchSummary & Tau2RunSummary> {
       if (!(TAU2_DOMAINS as readonly string[]).includes(o.variant)) {
         throw usage(

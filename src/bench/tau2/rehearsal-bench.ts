@@ -16,6 +16,7 @@ import {
   guardsWrites,
   rehearsalFromFlags,
   type RehearsalEvalFlags,
+  REHEARSAL_FLAG_KEYS,
 } from "../../testtime/eval-flags.js";
 import { openEvalModel } from "../../testtime/eval-model.js";
 import { guardTau2, RehearsingTau2Agent } from "./rehearsal-agent.js";
@@ -53,6 +54,7 @@ export function tau2WriteTools(domain: Tau2DomainLike): string[] {
 export function withTau2Rehearsal(base: BenchRunner, loadDomain: Tau2DomainLoader): BenchRunner {
   return {
     describe: base.describe,
+    reads: [...base.reads, "checkpoint", ...REHEARSAL_FLAG_KEYS],
     async run(opts: EvalOptions): Promise<BenchSummary> {
       const o = opts as EvalOptions & RehearsalEvalFlags;
       const rehearsal = rehearsalFromFlags(o);

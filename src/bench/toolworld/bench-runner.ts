@@ -13,6 +13,7 @@ import {
   guardsWrites,
   rehearsalFromFlags,
   type RehearsalEvalFlags,
+  REHEARSAL_FLAG_KEYS,
 } from "../../testtime/eval-flags.js";
 import { runEpisodeWithRehearsal, type RehearsalEpisodeResult } from "../../testtime/episode.js";
 import { rehearsalCallCount } from "../../testtime/types.js";
@@ -101,6 +102,7 @@ export interface ToolworldBenchRunner extends BenchRunner {
 export function toolworldBenchRunner(): ToolworldBenchRunner {
   return {
     describe: `toolworld: ${TOOLWORLD_DOMAINS.map((d) => `toolworld:${d}`).join("|")}`,
+    reads: ["checkpoint", ...REHEARSAL_FLAG_KEYS],
     async run(opts: EvalOptions): Promise<ToolworldSummary> {
       const o = opts as EvalOptions & RehearsalEvalFlags;
       if (!TOOLWORLD_DOMAINS.includes(o.variant)) {

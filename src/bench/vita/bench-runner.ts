@@ -14,6 +14,7 @@ import {
   guardsWrites,
   rehearsalFromFlags,
   type RehearsalEvalFlags,
+  REHEARSAL_FLAG_KEYS,
 } from "../../testtime/eval-flags.js";
 import { openEvalModel } from "../../testtime/eval-model.js";
 import { addRehearsalStats, emptyRehearsalStats, rehearsalReport } from "../../testtime/types.js";
@@ -66,6 +67,16 @@ export function vitaRolesFromOptions(o: EvalOptions): { agent: VitaAgent; user: 
 export function vitaBenchRunner(opts: { clock?: VitaClock } = {}): BenchRunner {
   return {
     describe: `VitaBench: ${RUNNABLE_VITA_DOMAINS.map((d) => `vita:${d}`).join("|")} (--lang en|zh)`,
+    reads: [
+      "lang",
+      "dumpDb",
+      "userEndpoint",
+      "userModel",
+      "judgeEndpoint",
+      "judgeModel",
+      "checkpoint",
+      ...REHEARSAL_FLAG_KEYS,
+    ],
     async run(o: EvalOptions): Promise<BenchSummary & VitaRunSummary> {
       const domain = o.variant as VitaBenchDomain;
       if (!(VITA_DOMAINS as readonly string[]).includes(domain))

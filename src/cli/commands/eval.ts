@@ -4,6 +4,7 @@ import { isEnvaceError } from "../../core/errors.js";
 import {
   getBench,
   listBenches,
+  optionsFor,
   registerBench,
   type BenchSummary,
   type EvalOptions,
@@ -17,7 +18,7 @@ import { vitaBenchRunner } from "../../bench/vita/bench-runner.js";
 import { finmcpBenchRunner } from "../../bench/finmcp/bench-runner.js";
 import { suiteBenchRunner } from "../../bench/suite/paper-suite.js";
 import { bfclBenchRunner, formatBfclSummary } from "../../bench/bfcl/bench-runner.js";
-import { flagsBenchIgnores } from "../bench-only-flags.js";
+import { flagsBenchIgnores, typedOptionKeys } from "../bench-only-flags.js";
 
 // Built-in benches: one line each (toolworld, bfcl, … register here too).
 const loadTau2 = (name: string, dataRoot: string) => loadTau2Domain(name as Tau2DomainName, dataRoot);
@@ -134,12 +135,12 @@ export function register(program: Command): void {
       new Option("--search-api-key <key>", "API key sent to the search endpoint").env("SERPAPI_API_KEY"),
     )
     .option("--json", "print one JSON object on stdout")
-    .action(async (o: EvalCliOptions) => {
-      process.exitCode = await runEval(o);
+    .action(async (o: EvalCliOptions, cmd: Command) => {
+      process.exitCode = await runEval(o, typedOptionKeys(cmd));
     });
 }
 
-async function runEval(o: EvalCliOptions): Promise<number> {
+async function runEval(o: EvalCliOptions, typed: readonly string[]): Promise<number> {
   if ((o.bench === undefined) === (o.suite === undefined)) {
     process.stderr.write("envace eval: give one of --bench NAME or --suite paper\n");
     return USAGE_EXIT_CODE;
@@ -154,7 +155,7 @@ async function runEval(o: EvalCliOptions): Promise<number> {
     process.stderr.write(`envace eval: unknown bench "${benchName}". Known: ${known}\n`);
     return USAGE_EXIT_CODE;
   }
-  const ignored = flagsBenchIgnores(name ?? "", o);
+  const ignored = flagsBenchIgnores(name ?? "", runner, typed);
   if (ignored) {
     process.stderr.write(`envace eval: ${ignored}\n`);
     return USAGE_EXIT_CODE;
@@ -168,7 +169,7 @@ async function runEval(o: EvalCliOptions): Promise<number> {
     cliProgress.Presets.shades_classic,
   );
   const opts: EvalOptions = {
-    ...o,
+    ...optionsFor(runner, o),
     variant: rest.join(":"),
     onStart: (total) => bar.start(total, 0),
     onProgress: (done) => bar.update(done),

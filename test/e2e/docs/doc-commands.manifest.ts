@@ -165,4 +165,9 @@ export const DOC_COMMANDS: Record<string, DocCommandEntry> = {
     test: "test/e2e/tasks/docs-commands.test.ts",
     as: "## Three commands",
   },
+  "npx envace eval --bench tasks:examples/tasks/memory.jsonl --policy gold --rehearsal parallel:2 --json": {
+    kind: "test",
+    test: "test/e2e/tasks/rehearsal.test.ts",
+    as: "rehearses privately, then commits once in the real MCP world",
+  },
 };

@@ -193,11 +193,11 @@ describe("envace eval --bench tau2:*", () => {
       // an option only other benches read is refused, not silently ignored
       [
         ["--bench", "tau2:mock", "--policy", "gold", "--lang", "zh"],
-        /tau2 does not read --lang \(vita only\)/,
+        /tau2 does not read --lang \(vita, suite only\)/,
       ],
       [
         ["--bench", "toolworld:bank", "--policy", "gold", "--log-samples", "x.jsonl", "--dump-db", "d"],
-        /toolworld does not read --log-samples \(tasks only\), --dump-db \(tau2, vita only\)/,
+        /toolworld does not read --log-samples \(tasks only\), --dump-db \(tau2, vita, suite only\)/,
       ],
     ];
     for (const [args, msg] of cases) {

@@ -1,40 +1,77 @@
+import { Command, Option } from "commander";
 import { describe, expect, it } from "vitest";
-import { flagsBenchIgnores } from "../../../src/cli/bench-only-flags.js";
+import { getBench, type BenchRunner } from "../../../src/bench/registry.js";
+import { flagsBenchIgnores, typedOptionKeys } from "../../../src/cli/bench-only-flags.js";
+import "../../../src/cli/commands/eval.js"; // registers the built-in benches, as `envace eval` does
 
-describe("flagsBenchIgnores", () => {
+/** The message for `--bench NAME` given the typed option keys, with the registered runner. */
+function ignores(bench: string, typed: string[]): string | undefined {
+  const runner: BenchRunner | undefined = getBench(bench);
+  if (!runner) throw new Error(`no bench ${bench}`);
+  return flagsBenchIgnores(bench, runner, typed);
+}
+
+describe("flagsBenchIgnores, on the registered benches", () => {
   it("passes options the bench reads, and options every bench reads", () => {
-    expect(
-      flagsBenchIgnores("tasks", { logSamples: "s.jsonl", env: "none", judgeModel: "m" }),
-    ).toBeUndefined();
-    expect(
-      flagsBenchIgnores("vita", { lang: "zh", dumpDb: "d", userEndpoint: "u", userModel: "m" }),
-    ).toBeUndefined();
-    expect(
-      flagsBenchIgnores("toolworld", { policy: "gold", limit: 3, trials: 2, apiKey: "k" }),
-    ).toBeUndefined();
+    expect(ignores("tasks", ["logSamples", "env", "judgeModel", "checkpoint"])).toBeUndefined();
+    expect(ignores("vita", ["lang", "dumpDb", "userEndpoint", "userModel", "rehearsal"])).toBeUndefined();
+    expect(ignores("tau2", ["maxErrors", "checkpoint", "rehearsal", "guardTools"])).toBeUndefined();
+    expect(ignores("toolworld", ["policy", "limit", "trials", "apiKey", "json", "bench"])).toBeUndefined();
   });
 
   it("names each option the bench would ignore, with the benches that read it", () => {
-    expect(flagsBenchIgnores("toolworld", { logSamples: "s.jsonl", maxErrors: 3 })).toBe(
-      "toolworld does not read --log-samples (tasks only), --max-errors (tau2 only)",
+    expect(ignores("toolworld", ["logSamples", "maxErrors"])).toBe(
+      "toolworld does not read --log-samples (tasks only), --max-errors (tau2, suite only)",
     );
-    expect(flagsBenchIgnores("bfcl", { tools: "t.json" })).toBe("bfcl does not read --tools (finmcp only)");
-    // test-time rehearsal: finmcp and task files run without it; --rehearsal's default "none" is no request
-    expect(flagsBenchIgnores("finmcp", { rehearsal: "none" })).toBeUndefined();
-    expect(flagsBenchIgnores("tasks", { rehearsal: "parallel:4", guardTools: "w" })).toBe(
-      "tasks does not read --rehearsal (tau2, vita, bfcl, toolworld only), --guard-tools (tau2, vita, bfcl, toolworld only)",
+    expect(ignores("bfcl", ["tools"])).toBe("bfcl does not read --tools (finmcp, suite only)");
+    // test-time rehearsal: FinMCP-Bench runs without it
+    expect(ignores("finmcp", ["rehearsal", "guardTools"])).toBe(
+      "finmcp does not read --rehearsal (tau2, toolworld, tasks, vita, suite, bfcl only), --guard-tools (tau2, toolworld, tasks, vita, suite, bfcl only)",
     );
-    expect(flagsBenchIgnores("bfcl", { checkpoint: "dir" })).toMatch(
-      /--checkpoint \(tau2, vita, tasks, toolworld only\)/,
+    expect(ignores("tasks", ["rehearsal", "guardTools", "noteUse"])).toBeUndefined();
+    expect(ignores("bfcl", ["checkpoint"])).toBe(
+      "bfcl does not read --checkpoint (tau2, toolworld, tasks, vita, suite only)",
     );
   });
 
   it("lets the paper's suite take what its benches read, and nothing only task files read", () => {
-    expect(
-      flagsBenchIgnores("suite", { userEndpoint: "u", judgeEndpoint: "j", bfclMode: "fc", tools: "t.json" }),
-    ).toBeUndefined();
-    expect(flagsBenchIgnores("suite", { logSamples: "s.jsonl" })).toMatch(
-      /suite does not read --log-samples/,
-    );
+    expect(ignores("suite", ["userEndpoint", "judgeEndpoint", "bfclMode", "tools"])).toBeUndefined();
+    expect(ignores("suite", ["logSamples"])).toBe("suite does not read --log-samples (tasks only)");
+  });
+});
+
+describe("typedOptionKeys", () => {
+  function typed(args: string[], env: Record<string, string> = {}): string[] {
+    const saved = process.env.ENVACE_TEST_SEARCH_KEY;
+    if (env.ENVACE_TEST_SEARCH_KEY !== undefined)
+      process.env.ENVACE_TEST_SEARCH_KEY = env.ENVACE_TEST_SEARCH_KEY;
+    try {
+      const cmd = new Command()
+        .exitOverride()
+        .option("--rehearsal <mode>", "", "none")
+        .option("--log-samples <file>")
+        .option("--lang <lang>")
+        .addOption(new Option("--search-api-key <key>").env("ENVACE_TEST_SEARCH_KEY"));
+      cmd.parse(args, { from: "user" });
+      return typedOptionKeys(cmd);
+    } finally {
+      if (saved === undefined) delete process.env.ENVACE_TEST_SEARCH_KEY;
+      else process.env.ENVACE_TEST_SEARCH_KEY = saved;
+    }
+  }
+
+  it("keeps what the user typed, in camelCase keys", () => {
+    expect(typed(["--log-samples", "s.jsonl", "--rehearsal", "parallel:4"]).sort()).toEqual([
+      "logSamples",
+      "rehearsal",
+    ]);
+    expect(typed(["--search-api-key", "k"])).toEqual(["searchApiKey"]);
+  });
+
+  it("leaves out defaults, the default typed out, and values from the environment", () => {
+    expect(typed([])).toEqual([]);
+    expect(typed(["--rehearsal", "none"])).toEqual([]);
+    expect(typed([], { ENVACE_TEST_SEARCH_KEY: "k" })).toEqual([]);
+    expect(typed(["--lang", "zh"], { ENVACE_TEST_SEARCH_KEY: "k" })).toEqual(["lang"]);
   });
 });

@@ -102,6 +102,20 @@ describe("tasks:FILE bench", () => {
     await expect(run({ env: "none" })).rejects.toThrow(/give exactly one agent/);
   });
 
+  it("refuses --rehearsal without a real environment, --guard-tools writes, and tools the file lacks", async () => {
+    await expect(run({ policy: "gold", env: "none", rehearsal: "parallel:2" })).rejects.toThrow(
+      /--rehearsal rehearses before acting in the tasks' real environments; with --env none/,
+    );
+    await expect(
+      run({ policy: "gold", env: "none", rehearsal: "parallel:2", guardTools: "writes" }),
+    ).rejects.toThrow(/--guard-tools writes: a task file does not say which tools write/);
+    await expect(
+      run({ policy: "gold", env: "none", rehearsal: "parallel:2", guardTools: "rm" }),
+    ).rejects.toThrow(/--guard-tools: this task file has no tool "rm" \(its tools: add\)/);
+    // without --rehearsal the run reports rehearsal as off
+    expect((await run({ policy: "gold", env: "none" })).rehearsal).toMatchObject({ mode: "none", n: 0 });
+  });
+
   it("standards without a rule need a judge", async () => {
     const judged = join(dir, "judged.jsonl");
     writeFileSync(judged, JSON.stringify({ ...task, checklists: [[[{ question: "polite?" }]]] }) + "\n");

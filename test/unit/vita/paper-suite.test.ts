@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EnvaceError } from "../../../src/core/errors.js";
-import type { BenchRunner, BenchSummary, EvalOptions } from "../../../src/bench/registry.js";
-import { paperTableMarkdown, runPaperSuite } from "../../../src/bench/suite/paper-suite.js";
+import type { BenchOnlyOption, BenchRunner, BenchSummary, EvalOptions } from "../../../src/bench/registry.js";
+import { paperTableMarkdown, runPaperSuite, suiteBenchRunner } from "../../../src/bench/suite/paper-suite.js";
 
 const summary = (extra: Partial<BenchSummary>): BenchSummary => ({
   bench: "x",
@@ -20,8 +20,9 @@ const summary = (extra: Partial<BenchSummary>): BenchSummary => ({
 /** Fake benches: each variant's pass^1 comes from the table; `throws` variants refuse to run. */
 function fakes(pass1: Record<string, number | null>, extra: Record<string, BenchRunner> = {}) {
   const seen: EvalOptions[] = [];
-  const runner = (name: string): BenchRunner => ({
+  const runner = (name: string, reads: BenchOnlyOption[]): BenchRunner => ({
     describe: name,
+    reads,
     async run(o) {
       seen.push(o);
       const key = o.variant ? `${name}:${o.variant}` : name;
@@ -33,12 +34,14 @@ function fakes(pass1: Record<string, number | null>, extra: Record<string, Bench
   const benches: Record<string, BenchRunner> = {
     bfcl: {
       describe: "bfcl",
+      reads: ["bfclMode"],
       run: async () => summary({ overall: 0.6, not_run: ["web_search"], reward_mean: 0.1 }),
     },
-    tau2: runner("tau2"),
-    vita: runner("vita"),
+    tau2: runner("tau2", ["dumpDb", "rehearsal"]),
+    vita: runner("vita", ["lang", "dumpDb", "rehearsal"]),
     finmcp: {
       describe: "finmcp",
+      reads: ["tools"],
       run: async (o) => (seen.push(o), summary({ metrics: { overall: { macro_f1: 0.5, n: 3 } } })),
     },
     ...extra,
@@ -71,6 +74,22 @@ describe("the paper suite", () => {
     expect(seen.every((o) => o.limit === 2)).toBe(true); // --limit reaches every part
     expect(seen.find((o) => o.variant === "" && o.data?.endsWith("finmcp"))).toBeDefined();
     expect(paperTableMarkdown(t)).toContain("| 60.0 | 50.0 | 20.0 | 43.3 | 50.0 |");
+  });
+
+  it("reads what its parts read, and hands each part only what that part reads", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "suite-"));
+    mkdirSync(join(dir, "finmcp"));
+    const { get, seen } = fakes({ "tau2:airline": 0.5, "vita:delivery": 0.2 });
+    expect([...suiteBenchRunner(get).reads].sort()).toEqual(
+      ["bfclMode", "dumpDb", "lang", "rehearsal", "tools"].sort(),
+    );
+    const given = { ...base, data: dir, lang: "zh", tools: "t.json", dumpDb: "out" } as EvalOptions;
+    await runPaperSuite(given, get);
+    const keys = (o: EvalOptions | undefined) =>
+      Object.keys(o ?? {}).filter((k) => ["lang", "tools", "dumpDb"].includes(k));
+    expect(keys(seen.find((o) => o.variant === "delivery"))).toEqual(["lang", "dumpDb"]);
+    expect(keys(seen.find((o) => o.variant === "airline"))).toEqual(["dumpDb"]);
+    expect(keys(seen.find((o) => o.data?.endsWith("finmcp")))).toEqual(["tools"]);
   });
 
   it("lists what did not run and leaves incomplete aggregates empty instead of averaging fewer", async () => {
