@@ -6,7 +6,6 @@ import type { ArmRun } from "./aggregate.js";
 import type { ArmSpec } from "./arms.js";
 import type { DemoPlan } from "./layout.js";
 import type { SeedGate } from "./run-seed.js";
-import { codeVersion } from "./code-version.js";
 
 /** A finished arm of one seed, as `trainAndEvaluateArm` returns it. */
 export interface FinishedArm {
@@ -32,11 +31,11 @@ export function armResultKey(o: {
   spec: ArmSpec;
   sftDir: string;
   testTime: boolean;
-  /** The code's fingerprint; this package's own unless given (tests). */
-  code?: string;
+  /** The code's fingerprint (`codeVersion()`, taken by the caller when its run started). */
+  code: string;
 }): string {
   const what = JSON.stringify({
-    code: o.code ?? codeVersion(),
+    code: o.code,
     plan: o.plan,
     seed: o.seed,
     spec: o.spec,

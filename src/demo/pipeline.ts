@@ -77,7 +77,7 @@ export async function runDemo(
   const t0 = Date.now();
   // the code's fingerprint (arm results' key) taken now, from the code this process loaded: a build
   // during the run (SFT alone takes ~15 min) must not label its arms with the new code's
-  codeVersion();
+  const code = codeVersion();
   const base: DemoPlan = { ...(opts.quick ? QUICK_PLAN : FULL_PLAN), ...opts.plan };
   const plan = opts.rlSteps !== undefined ? withRlSteps(base, opts.rlSteps) : base;
   const out = resolve(opts.out);
@@ -95,6 +95,7 @@ export async function runDemo(
         specs,
         out,
         multiSeed: opts.seeds > 1,
+        code,
         cacheDir: opts.cacheDir,
         quick: opts.quick,
         testTime: !opts.skipTestTime && !opts.sftOnly,

@@ -63,6 +63,8 @@ export interface SeedContext {
   /** The run directory; with several seeds each arm writes to `<arm>/seed-<seed>`. */
   out: string;
   multiSeed: boolean;
+  /** The code's fingerprint (`codeVersion`), taken when the run started: part of each arm's key. */
+  code: string;
   cacheDir: string;
   quick: boolean;
   testTime: boolean;
@@ -182,7 +184,14 @@ const armDirOf = ({ spec, seed }: ArmJob, ctx: SeedContext): string =>
 async function keptOrRun(job: ArmJob, ctx: SeedContext): Promise<FinishedArm> {
   const { spec, seed, sft } = job;
   const dir = armDirOf(job, ctx);
-  const key = armResultKey({ plan: ctx.plan, seed, spec, sftDir: sft.dir, testTime: ctx.testTime });
+  const key = armResultKey({
+    plan: ctx.plan,
+    seed,
+    spec,
+    sftDir: sft.dir,
+    testTime: ctx.testTime,
+    code: ctx.code,
+  });
   const kept = readFinishedArm(dir, key);
   if (kept) {
     ctx.onEvent({ kind: "arm-reused", seed, arm: spec.name, file: armResultFile(dir) });

@@ -47,14 +47,12 @@ describe("codeFingerprint", () => {
     expect(version).toMatch(/^[0-9a-f]{16}$/);
     expect(codeVersion()).toBe(version); // computed once a process
     const spec = armSpecs(QUICK_PLAN.rl.klAnchor)[0]!;
-    const key = (plan = QUICK_PLAN) =>
-      armResultKey({ plan, seed: 0, spec, sftDir: "/c/sft-k", testTime: false });
+    const key = (plan = QUICK_PLAN, code = version) =>
+      armResultKey({ plan, seed: 0, spec, sftDir: "/c/sft-k", testTime: false, code });
     expect(key()).toBe(key());
     expect(key({ ...QUICK_PLAN, curveTasks: QUICK_PLAN.curveTasks + 1 })).not.toBe(key());
-    // another version of the code redoes the arm; this code's version is the default
-    const withCode = (code: string) =>
-      armResultKey({ plan: QUICK_PLAN, seed: 0, spec, sftDir: "/c/sft-k", testTime: false, code });
-    expect(withCode("0123456789abcdef")).not.toBe(withCode("fedcba9876543210"));
-    expect(withCode(version)).toBe(key());
+    // another version of the code redoes the arm
+    expect(key(QUICK_PLAN, "0123456789abcdef")).not.toBe(key(QUICK_PLAN, "fedcba9876543210"));
+    expect(key(QUICK_PLAN, "0123456789abcdef")).not.toBe(key());
   });
 });
