@@ -1,15 +1,17 @@
 """BLAS threading benchmark (not a test): `python -m envace_worker.bench_blas_threading [--json]`.
 
-The worker fixes MKL's thread count (`MKL_DYNAMIC=FALSE`, see `envace_worker/__init__.py`) so that
-two trainings on one machine give the same weights. This measures what that costs and buys: the
-tiny demo model trained for a few AdamW steps on demo-shaped micro-batches, in fresh processes
-under each setting, alternated (dynamic, fixed, dynamic, fixed, ...) so that drift in the
-machine's speed falls on both.
+The worker sets Intel's conditions for repeatable MKL results (`MKL_DYNAMIC=FALSE`: a fixed thread
+count; `MKL_CBWR=AUTO`: a fixed CNR branch; see `envace_worker/__init__.py`) so that two trainings
+on one machine give the same weights. This measures what that costs and buys against MKL's defaults
+(dynamic threads, CNR off): the tiny demo model trained for a few AdamW steps on demo-shaped
+micro-batches, in fresh processes under each setting, alternated (dynamic, fixed, dynamic, fixed,
+...) so that drift in the machine's speed falls on both.
 
-dynamic_step_s / fixed_step_s   median wall time of one forward + backward + optimizer step
-fixed_step_ratio                fixed_step_s / dynamic_step_s (> 1: fixing the threads costs time)
+dynamic_step_s / fixed_step_s   median wall time of one forward + backward + optimizer step under
+                                MKL's defaults / under the worker's settings
+fixed_step_ratio                fixed_step_s / dynamic_step_s (> 1: the worker's settings cost time)
 dynamic_weights / fixed_weights distinct final-weight digests over the runs of each setting
-                                (1: repeatable; dynamic threading can give more on a loaded machine)
+                                (1: repeatable; MKL's defaults can give more on a loaded machine)
 """
 from __future__ import annotations
 
@@ -49,7 +51,8 @@ def _train(steps: int, seqs: int, seq_len: int) -> dict:
 
 
 def _child(dynamic: bool, steps: int, seqs: int, seq_len: int) -> dict:
-    env = {**os.environ, "MKL_DYNAMIC": "TRUE" if dynamic else "FALSE"}
+    # MKL_CBWR="" is MKL's default (CNR off); the worker's import leaves a value it finds alone
+    env = {**os.environ, "MKL_DYNAMIC": "TRUE" if dynamic else "FALSE", "MKL_CBWR": "" if dynamic else "AUTO"}
     args = [sys.executable, "-m", "envace_worker.bench_blas_threading", "--child",
             "--steps", str(steps), "--seqs", str(seqs), "--seq-len", str(seq_len)]
     out = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
