@@ -12,12 +12,16 @@ dynamic_step_s / fixed_step_s   median wall time of one forward + backward + opt
 fixed_step_ratio                fixed_step_s / dynamic_step_s (> 1: the worker's settings cost time)
 dynamic_weights / fixed_weights distinct final-weight digests over the runs of each setting
                                 (1: repeatable; MKL's defaults can give more on a loaded machine)
+load                            busy processes run beside the measurement (`--load N`): a fixed
+                                CNR branch schedules MKL's work statically, so a GEMM waits for a
+                                thread the OS has descheduled; MKL's defaults hand its work on
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
 import json
+import multiprocessing
 import os
 import statistics
 import subprocess
@@ -59,6 +63,11 @@ def _child(dynamic: bool, steps: int, seqs: int, seq_len: int) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def _busy() -> None:
+    while True:
+        pass
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3, help="fresh processes per setting (default 3)")
@@ -66,6 +75,8 @@ def main() -> int:
     ap.add_argument("--seqs", type=int, default=16, help="sequences per step (default 16)")
     ap.add_argument("--seq-len", type=int, default=128, help="tokens per sequence (default 128: "
                     "16 x 128 is the demo's 2,048-token micro-batch)")
+    ap.add_argument("--load", type=int, default=0, help="busy processes beside the measurement, as "
+                    "other programs on a shared machine (default 0)")
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -73,17 +84,25 @@ def main() -> int:
         print(json.dumps(_train(a.steps, a.seqs, a.seq_len)))
         return 0
     runs: dict[bool, list] = {True: [], False: []}
-    for i in range(a.runs):
-        for dynamic in (True, False):
-            r = _child(dynamic, a.steps, a.seqs, a.seq_len)
-            runs[dynamic].append(r)
-            if not a.json:
-                print(f"run {i + 1}/{a.runs} {'dynamic' if dynamic else 'fixed'}: "
-                      f"{r['step_s'] * 1000:.1f} ms/step, weights {r['weights']}", file=sys.stderr)
+    hogs = [multiprocessing.Process(target=_busy, daemon=True) for _ in range(a.load)]
+    for h in hogs:
+        h.start()
+    try:
+        for i in range(a.runs):
+            for dynamic in (True, False):
+                r = _child(dynamic, a.steps, a.seqs, a.seq_len)
+                runs[dynamic].append(r)
+                if not a.json:
+                    print(f"run {i + 1}/{a.runs} {'dynamic' if dynamic else 'fixed'}: "
+                          f"{r['step_s'] * 1000:.1f} ms/step, weights {r['weights']}", file=sys.stderr)
+    finally:
+        for h in hogs:
+            h.terminate()
     dyn = statistics.median(r["step_s"] for r in runs[True])
     fix = statistics.median(r["step_s"] for r in runs[False])
     out = {
         "threads": os.cpu_count(),
+        "load": a.load,
         "dynamic_step_s": round(dyn, 5),
         "fixed_step_s": round(fix, 5),
         "fixed_step_ratio": round(fix / dyn, 3),

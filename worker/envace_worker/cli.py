@@ -38,7 +38,10 @@ def build_parser():
     s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed)")
     s.add_argument("--max-body-bytes", type=int, default=64 << 20)
     s.add_argument("--device", default="auto", help="cpu, cuda, cuda:N or auto")
-    s.add_argument("--threads", type=int, default=0, help="torch intra-op threads for training (0: all cores)")
+    s.add_argument("--threads", type=int, default=0,
+                   help="torch intra-op threads for training (0: all cores). Where other programs keep "
+                   "the cores busy, 1 can be several times faster: a fixed thread count (kept for "
+                   "repeatable runs) waits for threads the OS has descheduled (bench:blas-threading --load)")
     s.add_argument("--sample-threads", type=int, default=1,
                    help="torch intra-op threads while decoding (default 1: small decode ops lose to fork/join)")
     s.add_argument("--batch-window-ms", type=float, default=2.0,
