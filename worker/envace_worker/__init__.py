@@ -14,4 +14,6 @@ os.environ.setdefault("OMP_DYNAMIC", "FALSE")
 # under OFF Intel promises no repeatability. With fixed threads and CNR OFF two trainings still
 # parted in the last bits once in two CI runs. AUTO fixes the fastest branch this CPU has (on the
 # AVX-512 Xeon here: the same weights, to the bit, as OFF). A user's MKL_CBWR="" turns it off.
+# The price of both: where other programs keep the cores busy, a fixed thread count waits for the
+# descheduled thread (bench_blas_threading --load); `serve --threads 1` is then the fast choice.
 os.environ.setdefault("MKL_CBWR", "AUTO")

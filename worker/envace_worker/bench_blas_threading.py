@@ -13,8 +13,9 @@ fixed_step_ratio                fixed_step_s / dynamic_step_s (> 1: the worker's
 dynamic_weights / fixed_weights distinct final-weight digests over the runs of each setting
                                 (1: repeatable; MKL's defaults can give more on a loaded machine)
 load                            busy processes run beside the measurement (`--load N`): a fixed
-                                CNR branch schedules MKL's work statically, so a GEMM waits for a
-                                thread the OS has descheduled; MKL's defaults hand its work on
+                                thread count waits, at each parallel step, for a thread the OS has
+                                descheduled (seen: some runs 10x slower); MKL's dynamic default
+                                uses fewer threads instead. The worker with `serve --threads 1` avoids both
 """
 from __future__ import annotations
 
