@@ -18,7 +18,7 @@ import { vitaBenchRunner } from "../../bench/vita/bench-runner.js";
 import { finmcpBenchRunner } from "../../bench/finmcp/bench-runner.js";
 import { suiteBenchRunner } from "../../bench/suite/paper-suite.js";
 import { bfclBenchRunner, formatBfclSummary } from "../../bench/bfcl/bench-runner.js";
-import { flagsBenchIgnores, typedOptionKeys } from "../bench-only-flags.js";
+import { flagsBenchIgnores, typedOptions, type TypedOption } from "../bench-only-flags.js";
 
 // Built-in benches: one line each (toolworld, bfcl, … register here too).
 const loadTau2 = (name: string, dataRoot: string) => loadTau2Domain(name as Tau2DomainName, dataRoot);
@@ -136,11 +136,11 @@ export function register(program: Command): void {
     )
     .option("--json", "print one JSON object on stdout")
     .action(async (o: EvalCliOptions, cmd: Command) => {
-      process.exitCode = await runEval(o, typedOptionKeys(cmd));
+      process.exitCode = await runEval(o, typedOptions(cmd));
     });
 }
 
-async function runEval(o: EvalCliOptions, typed: readonly string[]): Promise<number> {
+async function runEval(o: EvalCliOptions, typed: readonly TypedOption[]): Promise<number> {
   if ((o.bench === undefined) === (o.suite === undefined)) {
     process.stderr.write("envace eval: give one of --bench NAME or --suite paper\n");
     return USAGE_EXIT_CODE;

@@ -1,13 +1,21 @@
 import { Command, Option } from "commander";
 import { describe, expect, it } from "vitest";
 import { getBench, type BenchRunner } from "../../../src/bench/registry.js";
-import { flagsBenchIgnores, typedOptionKeys } from "../../../src/cli/bench-only-flags.js";
-import "../../../src/cli/commands/eval.js"; // registers the built-in benches, as `envace eval` does
+import { flagsBenchIgnores, typedOptions, type TypedOption } from "../../../src/cli/bench-only-flags.js";
+import { envaceProgram } from "../../../src/cli/commands.js"; // registers the built-in benches
 
-/** The message for `--bench NAME` given the typed option keys, with the registered runner. */
-function ignores(bench: string, typed: string[]): string | undefined {
+/** `envace eval`'s own options, by key: the flags the messages must name. */
+const evalCommand = envaceProgram().commands.find((c) => c.name() === "eval");
+
+/** The message for `--bench NAME` given the typed option keys (with `envace eval`'s flags). */
+function ignores(bench: string, keys: string[]): string | undefined {
   const runner: BenchRunner | undefined = getBench(bench);
   if (!runner) throw new Error(`no bench ${bench}`);
+  const typed: TypedOption[] = keys.map((key) => {
+    const opt = evalCommand?.options.find((o) => o.attributeName() === key);
+    if (!opt?.long) throw new Error(`envace eval has no option ${key}`);
+    return { key, flag: opt.long };
+  });
   return flagsBenchIgnores(bench, runner, typed);
 }
 
@@ -40,7 +48,7 @@ describe("flagsBenchIgnores, on the registered benches", () => {
   });
 });
 
-describe("typedOptionKeys", () => {
+describe("typedOptions", () => {
   function typed(args: string[], env: Record<string, string> = {}): string[] {
     const saved = process.env.ENVACE_TEST_SEARCH_KEY;
     if (env.ENVACE_TEST_SEARCH_KEY !== undefined)
@@ -53,25 +61,25 @@ describe("typedOptionKeys", () => {
         .option("--lang <lang>")
         .addOption(new Option("--search-api-key <key>").env("ENVACE_TEST_SEARCH_KEY"));
       cmd.parse(args, { from: "user" });
-      return typedOptionKeys(cmd);
+      return typedOptions(cmd).map((t) => `${t.key} ${t.flag}`);
     } finally {
       if (saved === undefined) delete process.env.ENVACE_TEST_SEARCH_KEY;
       else process.env.ENVACE_TEST_SEARCH_KEY = saved;
     }
   }
 
-  it("keeps what the user typed, in camelCase keys", () => {
+  it("keeps what the user typed: commander's key and the flag as typed", () => {
     expect(typed(["--log-samples", "s.jsonl", "--rehearsal", "parallel:4"]).sort()).toEqual([
-      "logSamples",
-      "rehearsal",
+      "logSamples --log-samples",
+      "rehearsal --rehearsal",
     ]);
-    expect(typed(["--search-api-key", "k"])).toEqual(["searchApiKey"]);
+    expect(typed(["--search-api-key", "k"])).toEqual(["searchApiKey --search-api-key"]);
   });
 
   it("leaves out defaults, the default typed out, and values from the environment", () => {
     expect(typed([])).toEqual([]);
     expect(typed(["--rehearsal", "none"])).toEqual([]);
     expect(typed([], { ENVACE_TEST_SEARCH_KEY: "k" })).toEqual([]);
-    expect(typed(["--lang", "zh"], { ENVACE_TEST_SEARCH_KEY: "k" })).toEqual(["lang"]);
+    expect(typed(["--lang", "zh"], { ENVACE_TEST_SEARCH_KEY: "k" })).toEqual(["lang --lang"]);
   });
 });
