@@ -55,9 +55,15 @@ def _train(steps: int, seqs: int, seq_len: int) -> dict:
     return {"step_s": statistics.median(times[1:]), "weights": digest.hexdigest()[:16]}
 
 
+MKL_SETTINGS = ("MKL_DYNAMIC", "OMP_DYNAMIC", "MKL_CBWR")
+
+
 def _child(dynamic: bool, steps: int, seqs: int, seq_len: int) -> dict:
-    # MKL_CBWR="" is MKL's default (CNR off); the worker's import leaves a value it finds alone
-    env = {**os.environ, "MKL_DYNAMIC": "TRUE" if dynamic else "FALSE", "MKL_CBWR": "" if dynamic else "AUTO"}
+    # "fixed" leaves the settings to the worker's own import (envace_worker/__init__.py), which sets
+    # them where they are unset; "dynamic" sets MKL's defaults first (MKL_CBWR="": CNR off)
+    env = {k: v for k, v in os.environ.items() if k not in MKL_SETTINGS}
+    if dynamic:
+        env.update(MKL_DYNAMIC="TRUE", MKL_CBWR="")
     args = [sys.executable, "-m", "envace_worker.bench_blas_threading", "--child",
             "--steps", str(steps), "--seqs", str(seqs), "--seq-len", str(seq_len)]
     out = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout

@@ -35,11 +35,8 @@ function whereTheyPart(a: readonly number[], b: readonly number[]): string {
   const step = a.findIndex((x, i) => x !== b[i]) + 1;
   const cpu = cpus();
   const load = loadavg().map((x) => x.toFixed(1));
-  const flags = existsSync("/proc/cpuinfo")
-    ? ["avx2", "avx512f", "amx_tile"].filter((f) =>
-        new RegExp(`\\b${f}\\b`).test(readFileSync("/proc/cpuinfo", "utf8")),
-      )
-    : [];
+  const cpuinfo = existsSync("/proc/cpuinfo") ? readFileSync("/proc/cpuinfo", "utf8") : "";
+  const flags = ["avx2", "avx512f", "amx_tile"].filter((f) => new RegExp(`\\b${f}\\b`).test(cpuinfo));
   const model = cpu[0]?.model ?? "?";
   return `parted at step ${step}; ${cpu.length} × ${model} (${flags.join(" ")}); load ${load.join(" ")}`;
 }
