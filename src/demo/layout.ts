@@ -338,8 +338,8 @@ export const FULL_PLAN: DemoPlan = {
 };
 
 /**
- * The full recipe on far fewer tasks and steps: only sizes differ from `FULL_PLAN`, so a recipe
- * change reaches `--quick` (and the CI runs made with it) by construction.
+ * The full recipe on far fewer tasks and steps: only sizes and the number of SFT runs differ from
+ * `FULL_PLAN`, so a recipe change reaches `--quick` (and the CI runs made with it) by construction.
  */
 export const QUICK_PLAN: DemoPlan = {
   ...FULL_PLAN,

@@ -82,8 +82,8 @@ export function register(program: Command): void {
       "only SFT and its gate on each seed (with --seeds N: how many of N seeds pass; no RL arms, so " +
         "--arms and --rl-steps are refused beside it). " +
         "An SFT run whose far-copy check on held-back logs fails (write calls that do not copy the " +
-        "request's day, amount or target; the replies' copy rate is reported) is trained again, up to 3 " +
-        "runs a seed (--quick: one run)",
+        "request's day, amount or target; the replies' copy rate is reported) is trained again, up to " +
+        `${FULL_PLAN.sftAttempts ?? 1} runs a seed (--quick: ${QUICK_PLAN.sftAttempts ?? 1})`,
     )
     .addOption(
       new Option(
